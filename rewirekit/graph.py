@@ -1,0 +1,194 @@
+"""Graph conversions and validation shared by every method.
+
+Edges are handled internally as *pairs* ``(u, v)`` of int64 numpy arrays. For an
+undirected graph each edge appears once with ``u < v``; for a directed graph each
+ordered pair appears once. A pair is identified by the scalar key ``u * n + v``,
+which makes set operations (membership, difference) sorted-array operations.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import Tensor
+from torch_geometric.data import Data
+
+from rewirekit.errors import RewireError
+
+
+@dataclass(frozen=True)
+class EdgeSet:
+    """A coalesced edge set in pair form.
+
+    Attributes:
+        num_nodes: number of nodes ``n``.
+        src, dst: int64 arrays of equal length; ``src < dst`` when undirected.
+        weight: float array of per-pair weights, or ``None`` if unweighted.
+        self_loops: node ids carrying a self-loop (kept aside, never rewired).
+        self_loop_weight: their weights, or ``None``.
+        directed: whether pairs are ordered.
+    """
+
+    num_nodes: int
+    src: np.ndarray
+    dst: np.ndarray
+    weight: np.ndarray | None
+    self_loops: np.ndarray
+    self_loop_weight: np.ndarray | None
+    directed: bool
+
+    @property
+    def num_pairs(self) -> int:
+        return int(self.src.size)
+
+    @property
+    def keys(self) -> np.ndarray:
+        """Sorted scalar keys ``src * n + dst`` (pairs are stored in key order)."""
+        return pair_keys(self.src, self.dst, self.num_nodes)
+
+    @property
+    def max_pairs(self) -> int:
+        """Number of possible non-loop pairs: ``n(n-1)/2`` undirected, ``n(n-1)`` directed."""
+        n = self.num_nodes
+        return n * (n - 1) if self.directed else n * (n - 1) // 2
+
+
+def pair_keys(src: np.ndarray, dst: np.ndarray, num_nodes: int) -> np.ndarray:
+    return src.astype(np.int64) * num_nodes + dst.astype(np.int64)
+
+
+def canonical_pairs(src: np.ndarray, dst: np.ndarray, directed: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Order each pair as ``(min, max)`` unless the graph is directed."""
+    if directed:
+        return src, dst
+    return np.minimum(src, dst), np.maximum(src, dst)
+
+
+def validate_data(data: Data) -> None:
+    """Raise :class:`RewireError` unless ``data`` is a graph every method can read.
+
+    Checks: at least one node, an integer ``edge_index`` of shape ``[2, E]`` with
+    indices in range, a 1-d finite ``edge_weight`` of length ``E`` if present and
+    finite node features if present.
+    """
+    if not isinstance(data, Data):
+        raise RewireError(f"expected a torch_geometric.data.Data, got {type(data).__name__}; "
+                          "wrap your graph as Data(x=..., edge_index=...).")
+    num_nodes = data.num_nodes
+    if not num_nodes:
+        raise RewireError("the graph is empty (0 nodes); pass a graph with at least one node.")
+    edge_index = data.edge_index
+    if edge_index is None:
+        raise RewireError("data.edge_index is missing; set it to a [2, num_edges] int64 tensor "
+                          "(use an empty torch.zeros(2, 0, dtype=torch.long) for no edges).")
+    if not isinstance(edge_index, Tensor) or edge_index.dim() != 2 or edge_index.size(0) != 2:
+        shape = tuple(edge_index.shape) if isinstance(edge_index, Tensor) else type(edge_index).__name__
+        raise RewireError(f"data.edge_index must have shape [2, num_edges], got {shape}; "
+                          "transpose an [E, 2] edge list with .t().contiguous().")
+    if edge_index.dtype.is_floating_point or edge_index.dtype == torch.bool:
+        raise RewireError(f"data.edge_index has dtype {edge_index.dtype}; convert it with .long().")
+    if edge_index.numel() and (int(edge_index.min()) < 0 or int(edge_index.max()) >= num_nodes):
+        raise RewireError(
+            f"data.edge_index holds node ids outside [0, {num_nodes - 1}] "
+            f"(min {int(edge_index.min())}, max {int(edge_index.max())}); "
+            "fix the ids or set data.num_nodes to the true node count.")
+    weight = data.edge_weight if "edge_weight" in data else None
+    if weight is not None:
+        if weight.dim() != 1 or weight.numel() != edge_index.size(1):
+            raise RewireError(f"data.edge_weight must be 1-d with one value per edge "
+                              f"({edge_index.size(1)}), got shape {tuple(weight.shape)}.")
+        if not torch.isfinite(weight).all():
+            raise RewireError("data.edge_weight contains NaN or inf; clean the weights first.")
+    x = data.x if "x" in data else None
+    if x is not None and x.is_floating_point() and not torch.isfinite(x).all():
+        raise RewireError("data.x contains NaN or inf; impute or drop them first "
+                          "(e.g. data.x = torch.nan_to_num(data.x)).")
+
+
+def is_undirected(data: Data) -> bool:
+    """Whether every edge ``(u, v)`` has its reverse ``(v, u)`` with the same weight."""
+    return _is_symmetric(to_scipy(data))
+
+
+def _is_symmetric(matrix) -> bool:
+    diff = matrix - matrix.T
+    return diff.nnz == 0 or float(abs(diff).max()) == 0.0
+
+
+def to_scipy(data: Data):
+    """The (coalesced, summed) adjacency matrix of ``data`` as ``scipy.sparse.csr_matrix``."""
+    import scipy.sparse as sp
+
+    n = data.num_nodes
+    ei = data.edge_index.cpu().numpy()
+    weight = data.edge_weight if "edge_weight" in data else None
+    values = (np.ones(ei.shape[1]) if weight is None else weight.detach().cpu().double().numpy())
+    matrix = sp.coo_matrix((values, (ei[0], ei[1])), shape=(n, n))
+    matrix = matrix.tocsr()
+    if weight is None:
+        matrix.data[:] = 1.0  # duplicates count once in an unweighted graph
+    return matrix
+
+
+def edge_set(data: Data, directed: bool | None = None) -> EdgeSet:
+    """Read ``data`` into a coalesced :class:`EdgeSet`.
+
+    Duplicate edges are merged (weights of duplicates are summed, as
+    ``torch_geometric.utils.coalesce`` does). ``directed=None`` detects it.
+    """
+    matrix = to_scipy(data).tocoo()
+    if directed is None:
+        directed = not _is_symmetric(matrix.tocsr())
+    row, col, val = matrix.row.astype(np.int64), matrix.col.astype(np.int64), matrix.data
+    loops = row == col
+    keep = ~loops if directed else row < col
+    order = np.lexsort((col[keep], row[keep]))
+    weighted = "edge_weight" in data and data.edge_weight is not None
+    return EdgeSet(
+        num_nodes=data.num_nodes,
+        src=row[keep][order], dst=col[keep][order],
+        weight=val[keep][order] if weighted else None,
+        self_loops=row[loops],
+        self_loop_weight=val[loops] if weighted else None,
+        directed=directed,
+    )
+
+
+def apply_edits(edges: EdgeSet, remove: np.ndarray, add_src: np.ndarray, add_dst: np.ndarray,
+                add_weight: float | np.ndarray = 1.0) -> EdgeSet:
+    """Return ``edges`` with the pairs at positions ``remove`` deleted and new pairs added.
+
+    ``remove`` indexes ``edges.src``; added pairs must be canonical and absent.
+    """
+    keep = np.ones(edges.num_pairs, dtype=bool)
+    keep[remove] = False
+    src = np.concatenate([edges.src[keep], add_src.astype(np.int64)])
+    dst = np.concatenate([edges.dst[keep], add_dst.astype(np.int64)])
+    weight = None
+    if edges.weight is not None:
+        new_w = np.broadcast_to(np.asarray(add_weight, dtype=edges.weight.dtype), add_src.shape)
+        weight = np.concatenate([edges.weight[keep], new_w])
+    order = np.lexsort((dst, src))
+    return EdgeSet(edges.num_nodes, src[order], dst[order],
+                   None if weight is None else weight[order],
+                   edges.self_loops, edges.self_loop_weight, edges.directed)
+
+
+def to_edge_index(edges: EdgeSet) -> tuple[Tensor, Tensor | None]:
+    """Back to a sorted int64 ``edge_index`` (both directions if undirected) and weights."""
+    parts_src = [edges.src, edges.self_loops]
+    parts_dst = [edges.dst, edges.self_loops]
+    parts_w = [edges.weight, edges.self_loop_weight]
+    if not edges.directed:
+        parts_src.insert(1, edges.dst)
+        parts_dst.insert(1, edges.src)
+        parts_w.insert(1, edges.weight)
+    src = np.concatenate(parts_src)
+    dst = np.concatenate(parts_dst)
+    order = np.lexsort((dst, src))
+    edge_index = torch.from_numpy(np.stack([src[order], dst[order]]).astype(np.int64))
+    if edges.weight is None:
+        return edge_index, None
+    weight = np.concatenate(parts_w)[order]
+    return edge_index, torch.from_numpy(weight.astype(np.float32))

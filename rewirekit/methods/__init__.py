@@ -1,0 +1,8 @@
+"""Rewiring methods. Importing this package registers every method."""
+from rewirekit.methods.base import (RewireOutput, RewireReport, Rewirer, describe, get_method,
+                                    list_methods, method_class, rewire)
+from rewirekit.methods.identity import Identity
+from rewirekit.methods.random import RandomRewirer
+
+__all__ = ["Rewirer", "RewireReport", "RewireOutput", "get_method", "rewire", "list_methods",
+           "describe", "method_class", "Identity", "RandomRewirer"]

@@ -1,0 +1,199 @@
+"""The method contract: :class:`Rewirer`, its registry and :class:`RewireReport`.
+
+Every rewiring method is a PyTorch Geometric transform. A subclass sets a
+registry ``name``, stores hyperparameters in ``__init__`` (validated there, no
+data) and implements :meth:`Rewirer._rewire` on a validated, coalesced
+:class:`~rewirekit.graph.EdgeSet`. The base class does everything else the
+contract asks for: input validation, directedness checks, timing, the report,
+and building a new ``Data`` that keeps node count and order.
+"""
+from __future__ import annotations
+
+import inspect
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+from torch import Tensor
+from torch_geometric.data import Data
+from torch_geometric.transforms import BaseTransform
+
+from rewirekit.errors import RewireError
+from rewirekit.graph import EdgeSet, edge_set, pair_keys, to_edge_index, validate_data
+
+_REGISTRY: dict[str, type[Rewirer]] = {}
+
+
+@dataclass(frozen=True)
+class RewireReport:
+    """What a rewiring did. Edge counts are undirected pairs for undirected graphs
+    (one per ``{u, v}``) and ordered pairs for directed graphs; self-loops count once."""
+
+    method: str
+    params: dict[str, Any]
+    num_nodes: int
+    directed: bool
+    edges_before: int
+    edges_after: int
+    edges_added: int
+    edges_removed: int
+    features_changed: bool
+    seconds: float
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class RewireOutput:
+    """What :meth:`Rewirer._rewire` returns: the new edges, optionally new features,
+    and method-specific diagnostics for the report."""
+
+    edges: EdgeSet
+    x: Tensor | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Rewirer(BaseTransform):
+    """Base class of all rewiring methods (a ``torch_geometric`` transform).
+
+    Subclasses define ``name`` (registry key) and may set ``supports_directed``
+    (accept directed input; otherwise it is rejected with advice to symmetrise) and
+    ``needs_features`` (require ``data.x``).
+
+    Example::
+
+        >>> import rewirekit
+        >>> out = rewirekit.get_method("random", add=10, seed=0)(data)
+        >>> out.rewire_report.edges_added
+        10
+    """
+
+    name: ClassVar[str]
+    supports_directed: ClassVar[bool] = False
+    needs_features: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        name = cls.__dict__.get("name")
+        if name is None:
+            return
+        if name in _REGISTRY and _REGISTRY[name] is not cls:
+            raise RuntimeError(f"method name {name!r} is registered twice")
+        _REGISTRY[name] = cls
+
+    # -- parameters -----------------------------------------------------------------
+    @classmethod
+    def param_names(cls) -> list[str]:
+        signature = inspect.signature(cls.__init__)
+        return [p for p in signature.parameters if p != "self"]
+
+    def get_params(self) -> dict[str, Any]:
+        """The hyperparameters this instance was built with (scikit-learn style)."""
+        return {p: getattr(self, p) for p in self.param_names()}
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+    # -- the transform --------------------------------------------------------------
+    def forward(self, data: Data) -> Data:
+        validate_data(data)
+        if "edge_attr" in data and data.edge_attr is not None:
+            raise RewireError("data.edge_attr cannot follow rewired edges; delete it, or store "
+                              "1-d weights as data.edge_weight.")
+        if self.needs_features and ("x" not in data or data.x is None):
+            raise RewireError(f"method {self.name!r} needs node features in data.x.")
+        start = time.perf_counter()
+        edges = edge_set(data)
+        if edges.directed and not self.supports_directed:
+            raise RewireError(f"method {self.name!r} needs an undirected graph but got a directed "
+                              "one; apply torch_geometric.transforms.ToUndirected() first.")
+        result = self._rewire(data, edges)
+        out = self._build_output(data, result)
+        seconds = time.perf_counter() - start
+        out.rewire_report = self._report(edges, result, seconds)
+        return out
+
+    def _rewire(self, data: Data, edges: EdgeSet) -> RewireOutput:
+        """Compute the new graph. ``edges`` is ``data``'s validated, coalesced edge set."""
+        raise NotImplementedError
+
+    def _build_output(self, data: Data, result: RewireOutput) -> Data:
+        out = data.clone()
+        out.edge_index, weight = to_edge_index(result.edges)
+        if weight is not None:
+            out.edge_weight = weight
+        elif "edge_weight" in out:
+            del out.edge_weight
+        if result.x is not None:
+            out.x = result.x
+        return out
+
+    def _report(self, before: EdgeSet, result: RewireOutput, seconds: float) -> RewireReport:
+        old, new = _all_keys(before), _all_keys(result.edges)
+        return RewireReport(
+            method=self.name, params=self.get_params(), num_nodes=before.num_nodes,
+            directed=before.directed, edges_before=int(old.size), edges_after=int(new.size),
+            edges_added=int(np.setdiff1d(new, old, assume_unique=True).size),
+            edges_removed=int(np.setdiff1d(old, new, assume_unique=True).size),
+            features_changed=result.x is not None, seconds=seconds, extra=dict(result.extra))
+
+
+def _all_keys(edges: EdgeSet) -> np.ndarray:
+    loops = pair_keys(edges.self_loops, edges.self_loops, edges.num_nodes)
+    return np.unique(np.concatenate([edges.keys, loops]))
+
+
+# -- validation helpers shared by methods -------------------------------------------
+def check_budget(name: str, value: Any) -> int:
+    """A budget is a non-negative number of edges."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise RewireError(f"{name} must be a non-negative integer number of edges, got {value!r}.")
+    return int(value)
+
+
+def check_seed(seed: Any) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise RewireError(f"seed must be a non-negative integer, got {seed!r}.")
+    return int(seed)
+
+
+# -- registry API -------------------------------------------------------------------
+def list_methods() -> list[str]:
+    """Names of all registered methods, sorted."""
+    return sorted(_REGISTRY)
+
+
+def method_class(name: str) -> type[Rewirer]:
+    key = name.lower().replace("-", "_")
+    if key not in _REGISTRY:
+        raise RewireError(f"unknown method {name!r}; choose one of: {', '.join(list_methods())}.")
+    return _REGISTRY[key]
+
+
+def get_method(name: str, **params: Any) -> Rewirer:
+    """Build the method registered as ``name`` with hyperparameters ``params``."""
+    cls = method_class(name)
+    unknown = sorted(set(params) - set(cls.param_names()))
+    if unknown:
+        raise RewireError(f"method {cls.name!r} has no parameter(s) {', '.join(unknown)}; "
+                          f"its parameters are: {', '.join(cls.param_names()) or 'none'}.")
+    return cls(**params)
+
+
+def rewire(data: Data, name: str, **params: Any) -> Data:
+    """Rewire ``data`` with method ``name``: ``get_method(name, **params)(data)``."""
+    return get_method(name, **params)(data)
+
+
+def describe(name: str) -> str:
+    """First line of a method's docstring."""
+    doc = inspect.getdoc(method_class(name)) or ""
+    return doc.splitlines()[0] if doc else ""
+
+
+__all__ = ["Rewirer", "RewireReport", "RewireOutput", "check_budget", "check_seed",
+           "list_methods", "get_method", "rewire", "describe", "method_class"]

@@ -1,0 +1,69 @@
+import numpy as np
+import pytest
+import torch
+from torch_geometric.data import Data
+from torch_geometric.utils import to_undirected
+
+import rewirekit
+from rewirekit.graph import edge_set
+from rewirekit.methods.random import sample_non_edges
+
+from .conftest import medium, weighted
+
+
+def _pairs(data: Data) -> set[tuple[int, int]]:
+    ei = data.edge_index
+    return {(u, v) for u, v in ei.t().tolist() if u < v}
+
+
+def test_exact_counts_and_disjoint_edits():
+    data = medium()
+    out = rewirekit.rewire(data, "random", add=7, delete=5, seed=2)
+    old, new = _pairs(data), _pairs(out)
+    assert len(new - old) == 7 and len(old - new) == 5
+    report = out.rewire_report
+    assert (report.edges_added, report.edges_removed) == (7, 5)
+
+
+def test_added_edges_get_unit_weight_and_kept_edges_keep_theirs():
+    data = weighted()
+    out = rewirekit.rewire(data, "random", add=2, delete=1, seed=0)
+    before = {tuple(e): w for e, w in zip(data.edge_index.t().tolist(), data.edge_weight.tolist())}
+    for e, w in zip(out.edge_index.t().tolist(), out.edge_weight.tolist()):
+        assert w == pytest.approx(before.get(tuple(e), 1.0))
+
+
+def test_different_seeds_differ():
+    data = medium()
+    a = rewirekit.rewire(data, "random", add=10, seed=0)
+    b = rewirekit.rewire(data, "random", add=10, seed=1)
+    assert not torch.equal(a.edge_index, b.edge_index)
+
+
+def test_non_edge_sampling_is_uniform_on_a_small_graph():
+    # Path 0-1-2-3: non-edges {0,2}, {0,3}, {1,3}; each must be drawn about 1/3 of the time.
+    data = Data(edge_index=to_undirected(torch.tensor([[0, 1, 2], [1, 2, 3]])), num_nodes=4)
+    edges = edge_set(data)
+    counts = {}
+    for seed in range(600):
+        src, dst = sample_non_edges(edges, 1, np.random.default_rng(seed))
+        counts[(int(src[0]), int(dst[0]))] = counts.get((int(src[0]), int(dst[0])), 0) + 1
+    assert set(counts) == {(0, 2), (0, 3), (1, 3)}
+    assert all(150 < c < 250 for c in counts.values())
+
+
+def test_rejection_path_on_a_large_sparse_graph():
+    n = 50_000  # n(n-1)/2 > 4M possible pairs: non-edges are rejection-sampled
+    ring = torch.arange(n)
+    data = Data(edge_index=to_undirected(torch.stack([ring, (ring + 1) % n])), num_nodes=n)
+    out = rewirekit.rewire(data, "random", add=2000, delete=100, seed=0)
+    old, new = _pairs(data), _pairs(out)
+    assert len(new - old) == 2000 and len(old - new) == 100
+    assert all(u != v for u, v in new)
+
+
+def test_complete_graph_cannot_gain_edges():
+    ei = torch.combinations(torch.arange(5)).t()
+    data = Data(edge_index=to_undirected(ei), num_nodes=5)
+    with pytest.raises(rewirekit.RewireError, match="non-edges"):
+        rewirekit.rewire(data, "random", add=1)
