@@ -1,0 +1,155 @@
+"""Crash-safe result store: one SQLite row per finished training run.
+
+The database runs in WAL mode and every row is committed on its own, so a
+benchmark killed at any moment (even with SIGKILL) keeps every finished row and
+leaves a readable file; re-running the benchmark skips the rows already there.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any, Iterator
+
+from rewirekit.errors import RewireError
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS results (
+    dataset TEXT NOT NULL,
+    split_preset TEXT NOT NULL,
+    split_id INTEGER NOT NULL,
+    method TEXT NOT NULL,
+    params_hash TEXT NOT NULL,
+    model TEXT NOT NULL,
+    training_preset TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    params TEXT NOT NULL,
+    test_acc REAL NOT NULL,
+    val_acc REAL NOT NULL,
+    rewire_seconds REAL NOT NULL,
+    train_seconds REAL NOT NULL,
+    epochs INTEGER NOT NULL,
+    versions TEXT NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (dataset, split_preset, split_id, method, params_hash, model, training_preset, seed)
+)
+"""
+
+
+def params_hash(params: dict[str, Any]) -> str:
+    """A stable short hash of method parameters (key order does not matter)."""
+    text = json.dumps(params, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class RunKey:
+    """What identifies one training run."""
+
+    dataset: str
+    split_preset: str
+    split_id: int
+    method: str
+    params_hash: str
+    model: str
+    training_preset: str
+    seed: int
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """A finished run: its key, the method parameters and the measured figures."""
+
+    key: RunKey
+    params: dict[str, Any]
+    test_acc: float
+    val_acc: float
+    rewire_seconds: float
+    train_seconds: float
+    epochs: int
+    versions: dict[str, str]
+
+
+_KEY_COLUMNS = [f.name for f in fields(RunKey)]
+
+
+def package_versions() -> dict[str, str]:
+    """Versions of the packages that decide a result."""
+    import numpy
+    import scipy
+    import torch
+    import torch_geometric
+
+    import rewirekit
+
+    return {"rewirekit": rewirekit.__version__, "torch": torch.__version__,
+            "torch_geometric": torch_geometric.__version__, "numpy": numpy.__version__,
+            "scipy": scipy.__version__}
+
+
+class ResultStore:
+    """SQLite store of :class:`RunRecord` rows, keyed by :class:`RunKey`.
+
+    Args:
+        path: the database file (created with its parent folder if absent).
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            # In WAL mode NORMAL keeps every committed row across a process kill.
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn.execute(_SCHEMA)
+        except sqlite3.DatabaseError as err:
+            raise RewireError(f"cannot open result store {self.path}: {err}; "
+                              "pass another --store path.") from err
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> ResultStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __len__(self) -> int:
+        return self._conn.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+
+    def __contains__(self, key: RunKey) -> bool:
+        where = " AND ".join(f"{c} = ?" for c in _KEY_COLUMNS)
+        row = self._conn.execute(f"SELECT 1 FROM results WHERE {where}", astuple_key(key)).fetchone()
+        return row is not None
+
+    def put(self, record: RunRecord) -> None:
+        """Insert one finished run and commit it at once (replaces an equal key)."""
+        values = (*astuple_key(record.key), json.dumps(record.params, sort_keys=True, default=str),
+                  record.test_acc, record.val_acc, record.rewire_seconds, record.train_seconds,
+                  record.epochs, json.dumps(record.versions, sort_keys=True), time.time())
+        marks = ", ".join("?" * len(values))
+        self._conn.execute(f"INSERT OR REPLACE INTO results VALUES ({marks})", values)
+
+    def records(self, **filters: Any) -> Iterator[RunRecord]:
+        """All rows, optionally filtered by key columns (e.g. ``dataset="cora"``)."""
+        unknown = set(filters) - set(_KEY_COLUMNS)
+        if unknown:
+            raise RewireError(f"cannot filter results by {sorted(unknown)}; "
+                              f"use one of {_KEY_COLUMNS}.")
+        where = " AND ".join(f"{c} = ?" for c in filters) or "1"
+        query = f"SELECT * FROM results WHERE {where} ORDER BY {', '.join(_KEY_COLUMNS)}"
+        for row in self._conn.execute(query, tuple(filters.values())):
+            key = RunKey(*row[:len(_KEY_COLUMNS)])
+            (params, test_acc, val_acc, rewire_s, train_s, epochs,
+             versions, _created) = row[len(_KEY_COLUMNS):]
+            yield RunRecord(key, json.loads(params), test_acc, val_acc, rewire_s, train_s,
+                            epochs, json.loads(versions))
+
+
+def astuple_key(key: RunKey) -> tuple:
+    return tuple(asdict(key)[c] for c in _KEY_COLUMNS)

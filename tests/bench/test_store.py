@@ -1,0 +1,84 @@
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+from rewirekit import RewireError
+from rewirekit.bench.store import ResultStore, RunKey, RunRecord, params_hash
+
+
+def _record(split_id: int, acc: float = 0.5) -> RunRecord:
+    key = RunKey("cora", "sparse", split_id, "random", params_hash({"add": 1}), "gcn", "jdr", 0)
+    return RunRecord(key, {"add": 1}, acc, acc + 0.1, 0.01, 1.5, 200, {"torch": "x"})
+
+
+def test_put_contains_and_read_back(tmp_path):
+    with ResultStore(tmp_path / "r.db") as store:
+        store.put(_record(0, 0.7))
+        store.put(_record(1, 0.8))
+        assert _record(0).key in store and _record(2).key not in store
+        rows = list(store.records(dataset="cora"))
+    assert [r.key.split_id for r in rows] == [0, 1]
+    assert rows[1].test_acc == 0.8 and rows[1].params == {"add": 1}
+    assert rows[0].versions == {"torch": "x"}
+
+
+def test_rows_survive_reopen_and_replace(tmp_path):
+    path = tmp_path / "r.db"
+    with ResultStore(path) as store:
+        store.put(_record(0, 0.1))
+    with ResultStore(path) as store:
+        store.put(_record(0, 0.9))
+        assert len(store) == 1
+        assert next(store.records()).test_acc == 0.9
+
+
+def test_params_hash_ignores_key_order():
+    assert params_hash({"a": 1, "b": 2}) == params_hash({"b": 2, "a": 1})
+    assert params_hash({"a": 1}) != params_hash({"a": 2})
+
+
+def test_bad_filter_and_bad_file(tmp_path):
+    with ResultStore(tmp_path / "r.db") as store, pytest.raises(RewireError, match="filter"):
+        list(store.records(colour="red"))
+    bad = tmp_path / "bad.db"
+    bad.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(RewireError, match="store"):
+        ResultStore(bad)
+
+
+_WRITER = """
+import sys, time
+from rewirekit.bench.store import ResultStore, RunKey, RunRecord
+store = ResultStore(sys.argv[1])
+i = 0
+while True:
+    key = RunKey("cora", "sparse", i, "none", "h", "gcn", "jdr", 0)
+    store.put(RunRecord(key, {}, 0.5, 0.5, 0.0, 0.0, 1, {}))
+    print(i, flush=True)
+    i += 1
+    time.sleep(0.002)
+"""
+
+
+def test_sigkill_mid_write_loses_no_finished_row(tmp_path):
+    path = tmp_path / "kill.db"
+    proc = subprocess.Popen([sys.executable, "-c", _WRITER, str(path)], stdout=subprocess.PIPE,
+                            text=True)
+    finished = []
+    deadline = time.time() + 60
+    while len(finished) < 200 and time.time() < deadline:
+        finished.append(int(proc.stdout.readline()))
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert len(finished) >= 200
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    conn.close()
+    with ResultStore(path) as store:
+        stored = {r.key.split_id for r in store.records()}
+    assert set(finished) <= stored
