@@ -1,0 +1,3 @@
+from rewirekit.cli import main
+
+main()

@@ -1,0 +1,220 @@
+"""The ``rewirekit`` command line: a thin typer app over the library."""
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import asdict
+from enum import Enum
+from pathlib import Path
+from typing import Any, Optional
+
+import click
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from rewirekit.errors import RewireError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="Rewire graphs for GNNs and measure, honestly, whether it helped.")
+console = Console()
+err_console = Console(stderr=True)
+
+DEFAULT_STORE = Path("runs") / "results.db"
+#: The default demo: a cSBM smaller than the JDR paper's (N=5000, F=2000) so it runs in minutes.
+DEMO_CSBM = {"num_nodes": 1000, "num_features": 400}
+PAPER_CSBM = {"num_nodes": 5000, "num_features": 2000}
+DEMO_METHODS = ["none", "random:add=250,delete=250"]
+
+
+class OutputFormat(str, Enum):
+    table = "table"
+    markdown = "markdown"
+    csv = "csv"
+
+
+def parse_method(text: str):
+    """Parse ``name`` or ``name:key=value,key=value`` into a :class:`MethodSpec`."""
+    from rewirekit.bench.runner import MethodSpec
+
+    name, _, args = text.partition(":")
+    params: dict[str, Any] = {}
+    for item in filter(None, args.split(",")):
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise RewireError(f"cannot read method parameter {item!r} in {text!r}; "
+                              "write --method name:key=value,key=value.")
+        params[key.strip()] = _parse_value(value.strip())
+    return MethodSpec(name.strip().lower().replace("-", "_"), params)
+
+
+def _parse_value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return {"true": True, "false": False}.get(text.lower(), text)
+
+
+class _RichProgress:
+    """Adapts the runner's progress hook to a rich progress bar."""
+
+    def __init__(self, progress: Progress) -> None:
+        self._progress = progress
+        self._task = None
+
+    def start(self, total: int) -> None:
+        self._task = self._progress.add_task("benchmark", total=total)
+
+    def advance(self, description: str) -> None:
+        self._progress.update(self._task, advance=1, description=description)
+
+
+def _progress_bar() -> Progress:
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TimeElapsedColumn(), console=err_console, transient=False)
+
+
+def _csbm_specs(size: dict[str, int], phis: list[float], seed: int):
+    from rewirekit.bench.runner import DatasetSpec
+    from rewirekit.datasets import csbm
+
+    specs = {}
+    for phi in phis:
+        key = (f"csbm(n={size['num_nodes']},f={size['num_features']},phi={phi:+.3f},"
+               f"seed={seed})")
+        specs[key] = (phi, DatasetSpec(key, lambda phi=phi: csbm(**size, phi=phi, seed=seed),
+                                       "csbm"))
+    return specs
+
+
+@app.command()
+def bench(
+    dataset: list[str] = typer.Option([], "--dataset", "-d", help="Dataset name (repeatable)."),
+    synthetic: Optional[str] = typer.Option(None, help="Synthetic data instead: 'csbm'."),
+    sweep: Optional[str] = typer.Option(None, help="Sweep a generator parameter: 'phi'."),
+    phi: list[float] = typer.Option([], help="cSBM angle(s) without a sweep (repeatable)."),
+    full_size: bool = typer.Option(False, "--full-size",
+                                   help="The JDR paper's cSBM size (N=5000, F=2000)."),
+    protocol: str = typer.Option("sparse", "--protocol", "-p", help="Split preset."),
+    training: Optional[str] = typer.Option(
+        None, help="Training preset: jdr or comfy (default: comfy for --protocol comfy, else jdr)."),
+    model: list[str] = typer.Option(["gcn"], "--model", "-m", help="Model (repeatable)."),
+    method: list[str] = typer.Option(
+        [], help="Method, optionally with parameters: 'random:add=100,delete=50' (repeatable)."),
+    splits: Optional[int] = typer.Option(None, help="Number of splits (default: the preset's)."),
+    seed: list[int] = typer.Option([0], help="Training seed(s) (repeatable)."),
+    store: Path = typer.Option(DEFAULT_STORE, help="SQLite result store."),
+    plot: Path = typer.Option(Path("runs") / "csbm_phi.png", help="PNG for a sweep."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+) -> None:
+    """Benchmark methods. With no arguments: the cSBM demo across homophily (GCN, φ sweep)."""
+    from rewirekit.bench.plots import plot_sweep
+    from rewirekit.bench.report import summarize_records, to_rich_table
+    from rewirekit.bench.runner import BenchmarkSpec, DatasetSpec, run_benchmark
+    from rewirekit.bench.store import ResultStore
+    from rewirekit.datasets import CSBM_PHI_GRID
+
+    demo = not dataset and synthetic is None
+    if demo:
+        synthetic, sweep = "csbm", "phi"
+        splits = splits or 3
+    if dataset and synthetic:
+        raise RewireError("choose either --dataset or --synthetic, not both.")
+    phis: dict[str, float] = {}
+    if synthetic is not None:
+        if synthetic.lower() != "csbm":
+            raise RewireError(f"unknown synthetic dataset {synthetic!r}; the choice is 'csbm'.")
+        if sweep not in (None, "phi"):
+            raise RewireError(f"cannot sweep {sweep!r}; the cSBM sweep is over 'phi'.")
+        grid = list(CSBM_PHI_GRID) if sweep == "phi" else (phi or [0.0])
+        size = PAPER_CSBM if full_size else DEMO_CSBM
+        specs = _csbm_specs(size, grid, seed=0)
+        phis = {key: value for key, (value, _) in specs.items()}
+        datasets = [spec for _, spec in specs.values()]
+    else:
+        datasets = [DatasetSpec.named(name) for name in dataset]
+    methods = [parse_method(m) for m in (method or (DEMO_METHODS if demo else ["none"]))]
+    spec = BenchmarkSpec(datasets=datasets, methods=methods, models=[m.lower() for m in model],
+                         split_preset=protocol, num_splits=splits, seeds=tuple(seed),
+                         training_preset=training or ("comfy" if protocol == "comfy" else "jdr"))
+    with ResultStore(store) as results, _progress_bar() as bar:
+        records = run_benchmark(spec, results, _RichProgress(bar))
+    rows = summarize_records(records)
+    if as_json:
+        print(json.dumps([asdict(r) for r in rows], indent=2))
+    else:
+        console.print(to_rich_table(rows, title=f"rewirekit bench · store {store}"))
+    if phis:
+        points = [(phis[r.dataset], r) for r in rows]
+        written = plot_sweep(points, plot, title=f"cSBM, {spec.split_preset} split")
+        err_console.print(f"plot written to {written}")
+
+
+@app.command()
+def report(
+    store: Path = typer.Option(DEFAULT_STORE, help="SQLite result store."),
+    output: OutputFormat = typer.Option(OutputFormat.table, "--format", "-f"),
+    dataset: Optional[str] = typer.Option(None, help="Only this dataset."),
+) -> None:
+    """Print the stored results, aggregated over splits and seeds."""
+    from rewirekit.bench.report import summarize_records, to_csv, to_markdown, to_rich_table
+    from rewirekit.bench.store import ResultStore
+
+    if not store.exists():
+        raise RewireError(f"no result store at {store}; run 'rewirekit bench' first "
+                          "or pass --store.")
+    with ResultStore(store) as results:
+        filters = {"dataset": dataset.lower()} if dataset else {}
+        rows = summarize_records(results.records(**filters))
+    if output is OutputFormat.markdown:
+        print(to_markdown(rows), end="")
+    elif output is OutputFormat.csv:
+        print(to_csv(rows), end="")
+    else:
+        console.print(to_rich_table(rows, title=str(store)))
+
+
+@app.command()
+def datasets() -> None:
+    """List the datasets and whether they are available offline (REWIREKIT_DATA)."""
+    from rewirekit.datasets import list_datasets
+
+    table = Table(title="datasets")
+    for col in ("name", "source", "homophilic", "offline", "fixed splits"):
+        table.add_column(col)
+    for info in list_datasets():
+        table.add_row(info.name, info.source, _yes(info.homophilic),
+                      _yes(info.available_offline), _yes(info.has_fixed_splits))
+    console.print(table)
+
+
+@app.command()
+def methods() -> None:
+    """List the rewiring methods and their parameters."""
+    from rewirekit.methods import describe, list_methods, method_class
+
+    table = Table(title="methods")
+    for col in ("name", "parameters", "description"):
+        table.add_column(col)
+    for name in list_methods():
+        params = ", ".join(method_class(name).param_names()) or "—"
+        table.add_row(name, params, describe(name))
+    console.print(table)
+
+
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "no"
+
+
+def main() -> None:
+    """Entry point: user errors print one line and exit 2, without a traceback."""
+    try:
+        code = app(standalone_mode=False)
+    except (RewireError, click.UsageError) as err:
+        message = err.format_message() if isinstance(err, click.ClickException) else str(err)
+        err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+        sys.exit(2)
+    except click.Abort:
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)
