@@ -11,7 +11,6 @@ from typing import Any, Optional
 import click
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from rewirekit.errors import RewireError
@@ -56,25 +55,6 @@ def _parse_value(text: str) -> Any:
         return {"true": True, "false": False}.get(text.lower(), text)
 
 
-class _RichProgress:
-    """Adapts the runner's progress hook to a rich progress bar."""
-
-    def __init__(self, progress: Progress) -> None:
-        self._progress = progress
-        self._task = None
-
-    def start(self, total: int) -> None:
-        self._task = self._progress.add_task("benchmark", total=total)
-
-    def advance(self, description: str) -> None:
-        self._progress.update(self._task, advance=1, description=description)
-
-
-def _progress_bar() -> Progress:
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TimeElapsedColumn(), console=err_console, transient=False)
-
-
 def _csbm_specs(size: dict[str, int], phis: list[float], seed: int):
     from rewirekit.bench.runner import DatasetSpec
     from rewirekit.datasets import csbm
@@ -110,6 +90,7 @@ def bench(
 ) -> None:
     """Benchmark methods. With no arguments: the cSBM demo across homophily (GCN, φ sweep)."""
     from rewirekit.bench.plots import plot_sweep
+    from rewirekit.bench.progress import RichProgress
     from rewirekit.bench.report import summarize_records, to_rich_table
     from rewirekit.bench.runner import BenchmarkSpec, DatasetSpec, run_benchmark
     from rewirekit.bench.store import ResultStore
@@ -138,8 +119,8 @@ def bench(
     spec = BenchmarkSpec(datasets=datasets, methods=methods, models=[m.lower() for m in model],
                          split_preset=protocol, num_splits=splits, seeds=tuple(seed),
                          training_preset=training or ("comfy" if protocol == "comfy" else "jdr"))
-    with ResultStore(store) as results, _progress_bar() as bar:
-        records = run_benchmark(spec, results, _RichProgress(bar))
+    with ResultStore(store) as results, RichProgress(err_console) as progress:
+        records = run_benchmark(spec, results, progress)
     rows = summarize_records(records)
     if as_json:
         print(json.dumps([asdict(r) for r in rows], indent=2))

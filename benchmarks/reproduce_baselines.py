@@ -1,0 +1,162 @@
+"""Reproduce the no-rewiring rows of the JDR and ComFy papers under each paper's protocol.
+
+    python benchmarks/reproduce_baselines.py                      # everything, resumable
+    python benchmarks/reproduce_baselines.py --splits 5 --only comfy --datasets cora texas
+
+Rows go to a SQLite store (default ``runs/baselines.db``); a re-run skips finished rows,
+so the script can be stopped and restarted at any time. It prints ours against the paper
+with a "matches" column (the two 95% intervals overlap) and writes the table as Markdown.
+
+Intervals compared: JDR reports the 95% bootstrap CI of the mean, ComFy reports
+2·std/√n; each of our rows uses the same statistic as the paper it is compared with.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from rewirekit.bench.progress import RichProgress
+from rewirekit.bench.report import SummaryRow, summarize_records
+from rewirekit.bench.runner import BenchmarkSpec, DatasetSpec, MethodSpec, run_benchmark
+from rewirekit.bench.stats import intervals_overlap
+from rewirekit.bench.store import ResultStore
+from rewirekit.datasets import DatasetUnavailable, available_offline
+
+
+@dataclass(frozen=True)
+class PaperRow:
+    """One published baseline: mean ± half-width of the paper's interval (percent)."""
+
+    preset: str  # "jdr" or "comfy"
+    split: str
+    model: str
+    dataset: str  # our dataset name
+    mean: float
+    pm: float
+    splits: int  # how many splits we run by default
+
+
+# JDR (Linkerhägner et al., ICLR 2025), Tables 2 and 3: mean ± 95% bootstrap CI, 100 splits.
+# ComFy (Rubio-Madrigal et al., ICLR 2025), Table 1: mean ± 2σ/√n, 100 splits; its
+# heterophilic data are the yandex files, so chameleon/squirrel are the filtered versions.
+_LARGE = 20  # splits on Computers and Photo (the issue asks for at least 20 on large sets)
+PAPER: list[PaperRow] = [
+    PaperRow("jdr", "sparse", "gcn", "cora", 77.26, 0.35, 100),
+    PaperRow("jdr", "sparse", "gcn", "citeseer", 67.16, 0.37, 100),
+    PaperRow("jdr", "sparse", "gcn", "computers", 84.42, 0.31, _LARGE),
+    PaperRow("jdr", "sparse", "gcn", "photo", 91.33, 0.29, _LARGE),
+    PaperRow("jdr", "sparse", "gprgnn", "cora", 79.65, 0.33, 100),
+    PaperRow("jdr", "sparse", "gprgnn", "citeseer", 67.50, 0.35, 100),
+    PaperRow("jdr", "sparse", "gprgnn", "computers", 84.06, 0.48, _LARGE),
+    PaperRow("jdr", "sparse", "gprgnn", "photo", 92.01, 0.41, _LARGE),
+    PaperRow("jdr", "dense", "gcn", "chameleon", 67.65, 0.42, 100),
+    PaperRow("jdr", "dense", "gcn", "actor", 34.00, 0.31, 100),
+    PaperRow("jdr", "dense", "gcn", "texas", 75.62, 1.12, 100),
+    PaperRow("jdr", "dense", "gcn", "cornell", 64.68, 1.25, 100),
+    PaperRow("jdr", "dense", "gprgnn", "chameleon", 69.15, 0.51, 100),
+    PaperRow("jdr", "dense", "gprgnn", "actor", 39.52, 0.22, 100),
+    PaperRow("jdr", "dense", "gprgnn", "texas", 92.82, 0.67, 100),
+    PaperRow("jdr", "dense", "gprgnn", "cornell", 87.79, 0.89, 100),
+    PaperRow("comfy", "comfy", "gcn", "cora", 86.12, 0.36, 100),
+    PaperRow("comfy", "comfy", "gcn", "citeseer", 77.83, 0.35, 100),
+    PaperRow("comfy", "comfy", "gcn", "cornell", 35.14, 1.63, 100),
+    PaperRow("comfy", "comfy", "gcn", "texas", 35.14, 1.50, 100),
+    PaperRow("comfy", "comfy", "gcn", "wisconsin", 38.00, 1.47, 100),
+    PaperRow("comfy", "comfy", "gcn", "chameleon_filtered", 39.33, 0.59, 100),
+    PaperRow("comfy", "comfy", "gcn", "squirrel_filtered", 31.69, 0.42, 100),
+    PaperRow("comfy", "comfy", "gcn", "actor", 27.24, 0.21, 100),
+]
+
+#: One line per known mismatch, shown in the table next to rows that do not match.
+MISMATCH_REASONS: dict[tuple[str, str, str], str] = {}
+
+
+def _our_interval(row: SummaryRow, preset: str) -> tuple[float, float]:
+    if preset == "comfy":
+        return row.mean - row.two_sigma, row.mean + row.two_sigma
+    return row.ci_low, row.ci_high
+
+
+def run(paper_rows: list[PaperRow], store: ResultStore, splits: int | None,
+        console: Console) -> list[tuple[PaperRow, SummaryRow | None]]:
+    results = []
+    for paper in paper_rows:
+        if not available_offline(paper.dataset):
+            console.print(f"[yellow]skip {paper.dataset}: not available offline[/]")
+            results.append((paper, None))
+            continue
+        spec = BenchmarkSpec(datasets=[DatasetSpec.named(paper.dataset)],
+                             methods=[MethodSpec("none")], models=[paper.model],
+                             split_preset=paper.split, training_preset=paper.preset,
+                             num_splits=splits or paper.splits)
+        with RichProgress() as progress:
+            records = run_benchmark(spec, store, progress)
+        results.append((paper, summarize_records(records)[0]))
+    return results
+
+
+def to_markdown(results: list[tuple[PaperRow, SummaryRow | None]]) -> str:
+    head = ("| preset | split | model | dataset | paper | ours | n | matches | note |\n"
+            "|---|---|---|---|---|---|---|---|---|\n")
+    lines = []
+    for paper, ours in results:
+        if ours is None:
+            lines.append(f"| {paper.preset} | {paper.split} | {paper.model} | {paper.dataset} | "
+                         f"{paper.mean:.2f} ± {paper.pm:.2f} | — | 0 | — | not available offline |")
+            continue
+        lo, hi = _our_interval(ours, paper.preset)
+        match = intervals_overlap(lo, hi, paper.mean - paper.pm, paper.mean + paper.pm)
+        note = "" if match else MISMATCH_REASONS.get(
+            (paper.preset, paper.model, paper.dataset), "unexplained")
+        lines.append(f"| {paper.preset} | {paper.split} | {paper.model} | {paper.dataset} | "
+                     f"{paper.mean:.2f} ± {paper.pm:.2f} | {ours.mean:.2f} ± {(hi - lo) / 2:.2f} | "
+                     f"{ours.n} | {'yes' if match else 'no'} | {note} |")
+    return head + "\n".join(lines) + "\n"
+
+
+def to_rich(markdown: str) -> Table:
+    rows = [line.strip("|").split("|") for line in markdown.strip().splitlines()]
+    table = Table(title="no-rewiring baselines: ours vs paper")
+    for col in rows[0]:
+        table.add_column(col.strip())
+    for row in rows[2:]:
+        table.add_row(*(c.strip() for c in row))
+    return table
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--store", type=Path, default=Path("runs/baselines.db"))
+    parser.add_argument("--splits", type=int, default=None,
+                        help="splits per row (default: 100, or 20 on Computers/Photo)")
+    parser.add_argument("--only", choices=["jdr", "comfy"], default=None)
+    parser.add_argument("--datasets", nargs="*", default=None)
+    parser.add_argument("--models", nargs="*", default=None)
+    parser.add_argument("--out", type=Path, default=None, help="write the Markdown table here")
+    args = parser.parse_args(argv)
+    rows = [r for r in PAPER
+            if (args.only is None or r.preset == args.only)
+            and (args.datasets is None or r.dataset in args.datasets)
+            and (args.models is None or r.model in args.models)]
+    console = Console()
+    with ResultStore(args.store) as store:
+        try:
+            results = run(rows, store, args.splits, console)
+        except DatasetUnavailable as err:
+            console.print(f"[red]error:[/] {err}")
+            return 2
+    markdown = to_markdown(results)
+    console.print(to_rich(markdown))
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(markdown)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
