@@ -1,0 +1,156 @@
+"""Split presets: exact sizes per rule, determinism, shipped masks, largest component."""
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+from torch_geometric.data import Data
+
+from rewirekit.datasets import (SPLIT_PRESETS, ClassBalancedSplit, available_offline,
+                                get_split_preset, list_split_presets, load)
+from rewirekit.errors import RewireError
+
+RANDOM_PRESETS = ["sparse", "dense", "comfy"]
+
+
+def toy(class_sizes=(250, 250, 250, 250), seed=0) -> Data:
+    """A ring over shuffled labels: connected, so ``comfy`` keeps every node."""
+    gen = torch.Generator().manual_seed(seed)
+    y = torch.repeat_interleave(torch.arange(len(class_sizes)), torch.tensor(class_sizes))
+    y = y[torch.randperm(y.numel(), generator=gen)]
+    ring = torch.arange(y.numel())
+    edge_index = torch.stack([ring, (ring + 1) % y.numel()])
+    return Data(x=torch.randn(y.numel(), 3, generator=gen), y=y,
+                edge_index=torch.cat([edge_index, edge_index.flip(0)], dim=1))
+
+
+def sizes(masks):
+    return [int(mask.sum()) for mask in masks]
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("dense", [600, 200, 200]),  # 4 classes x round(0.6 * 1000 / 4) = 150, round(0.2 * 1000)
+    ("sparse", [24, 25, 951]),   # 4 classes x round(0.025 * 1000 / 4) = 6, round(25)
+    ("comfy", [600, 200, 200]),  # rest, round(0.2 * 1000), round(0.2 * 1000)
+])
+def test_random_presets_have_exact_sizes_and_partition_the_nodes(name, expected):
+    preset = get_split_preset(name)
+    data = preset.prepare(toy())
+    for split_id in range(3):
+        masks = preset.split(data, split_id, key="toy")
+        assert all(mask.dtype == torch.bool and mask.shape == (1000,) for mask in masks)
+        assert sizes(masks) == expected
+        assert torch.equal(torch.stack(masks).sum(0), torch.ones(1000, dtype=torch.long))
+
+
+def test_jdr_rule_balances_training_classes_and_keeps_small_classes_whole():
+    data = toy(class_sizes=(10, 90))  # round(0.6 * 100 / 2) = 30 > 10
+    train, val, test = get_split_preset("dense").split(data, 0, key="imbalanced")
+    assert data.y[train].bincount().tolist() == [10, 30]
+    assert sizes((train, val, test)) == [40, 20, 40]
+
+
+@pytest.mark.parametrize("name", RANDOM_PRESETS)
+def test_random_splits_depend_only_on_key_preset_and_split_id(name):
+    preset = get_split_preset(name)
+    data = preset.prepare(toy())
+    first = preset.split(data, 7, key="toy")
+    assert all(torch.equal(a, b) for a, b in zip(first, preset.split(data, 7, key="toy")))
+    assert not torch.equal(first[0], preset.split(data, 8, key="toy")[0])
+    assert not torch.equal(first[0], preset.split(data, 7, key="other")[0])
+
+
+def test_the_preset_name_is_part_of_the_seed():
+    data = toy()
+    twin = ClassBalancedSplit("dense-twin", train_rate=0.6, val_rate=0.2)
+    dense = get_split_preset("dense")
+    assert not torch.equal(twin.split(data, 0, key="toy")[0], dense.split(data, 0, key="toy")[0])
+
+
+def test_random_splits_are_stable_across_processes():
+    script = ("import torch; from torch_geometric.data import Data; "
+              "from rewirekit.datasets import get_split_preset; "
+              "data = Data(y=torch.arange(1000) % 4, num_nodes=1000); "
+              "print(get_split_preset('dense').split(data, 3, key='cora')[0].nonzero().view(-1)"
+              "[:12].tolist())")
+    outputs = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                              check=True, env={**os.environ, "PYTHONHASHSEED": seed}).stdout
+               for seed in ("1", "2")}
+    assert len(outputs) == 1
+
+
+def test_geom_gcn_preset_reads_the_shipped_masks():
+    data = toy()
+    gen = torch.Generator().manual_seed(1)
+    for part in ("train", "val", "test"):
+        data[f"{part}_mask"] = torch.rand(1000, 10, generator=gen) < 0.5
+    preset = get_split_preset("geom-gcn")
+    assert preset.num_splits == 10 and preset.prepare(data) is data
+    train, val, test = preset.split(data, 3, key="toy")
+    assert torch.equal(train, data.train_mask[:, 3]) and torch.equal(test, data.test_mask[:, 3])
+    with pytest.raises(RewireError, match=r"split_id must be an integer in \[0, 10\)"):
+        preset.split(data, 10, key="toy")
+
+
+@pytest.mark.parametrize("name, masks", [("geom-gcn", None), ("geom-gcn", (1000,)),
+                                         ("public", None), ("public", (1000, 10))])
+def test_shipped_presets_refuse_data_without_their_masks(name, masks):
+    data = toy()
+    if masks is not None:
+        for part in ("train", "val", "test"):
+            data[f"{part}_mask"] = torch.zeros(masks, dtype=torch.bool)
+    with pytest.raises(RewireError, match=f"'toy' has no '{name}' split.*random preset"):
+        get_split_preset(name).split(data, 0, key="toy")
+
+
+@pytest.mark.parametrize("name, expected", [("texas", "geom-gcn"), ("cora", "public")])
+def test_shipped_presets_on_real_data(name, expected, tmp_path_factory):
+    if not available_offline(name):
+        pytest.skip(f"{name} is not in $REWIREKIT_DATA")
+    data = load(name, cache_dir=tmp_path_factory.getbasetemp() / "split-cache")
+    masks = get_split_preset(expected).split(data, 0, key=name)
+    assert torch.equal(masks[0], data.train_mask if data.train_mask.dim() == 1
+                       else data.train_mask[:, 0])
+    if name == "cora":
+        assert sizes(masks) == [140, 500, 1000]
+
+
+def test_comfy_keeps_the_largest_component_in_original_order():
+    # components {1, 3, 5, 7, 9} (a directed path, so only weakly connected), {0, 2}, {4, 6, 8}
+    edge_index = torch.tensor([[1, 3, 5, 7, 0, 4, 6], [3, 5, 7, 9, 2, 6, 8]])
+    masks = torch.arange(10).view(-1, 1).repeat(1, 10) % 2 == 1
+    data = Data(x=torch.arange(10.0).view(-1, 1), y=torch.arange(10) % 3, edge_index=edge_index,
+                train_mask=masks, val_mask=~masks, test_mask=masks)
+    preset = get_split_preset("comfy")
+    out = preset.prepare(data)
+    assert out.node_map.tolist() == [1, 3, 5, 7, 9]
+    assert out.x.view(-1).tolist() == [1.0, 3.0, 5.0, 7.0, 9.0]
+    assert out.y.tolist() == [1, 0, 2, 1, 0]
+    assert out.edge_index.tolist() == [[0, 1, 2, 3], [1, 2, 3, 4]]
+    assert out.train_mask.shape == (5, 10) and bool(out.train_mask.all())
+    assert sizes(preset.split(out, 0, key="toy")) == [3, 1, 1]
+    assert preset.prepare(out).node_map.tolist() == [1, 3, 5, 7, 9]  # composes
+
+
+def test_comfy_split_requires_prepare():
+    with pytest.raises(RewireError, match=r"call get_split_preset\('comfy'\).prepare"):
+        get_split_preset("comfy").split(toy(), 0, key="toy")
+
+
+def test_class_balanced_presets_need_integer_labels():
+    data = toy()
+    data.y = data.y.float()
+    with pytest.raises(RewireError, match="integer labels"):
+        get_split_preset("dense").split(data, 0, key="toy")
+
+
+def test_preset_registry():
+    assert list_split_presets() == ["sparse", "dense", "geom-gcn", "comfy", "public"]
+    assert {name: preset.num_splits for name, preset in SPLIT_PRESETS.items()} == \
+        {"sparse": 100, "dense": 100, "geom-gcn": 10, "comfy": 100, "public": 1}
+    assert get_split_preset("GEOM_GCN") is SPLIT_PRESETS["geom-gcn"]
+    with pytest.raises(RewireError, match="unknown split preset 'random'.*sparse, dense"):
+        get_split_preset("random")
+    with pytest.raises(RewireError, match="split_id"):
+        get_split_preset("dense").split(toy(), -1, key="toy")
