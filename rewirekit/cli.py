@@ -8,8 +8,8 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Optional
 
-import click
 import typer
+from typer.exceptions import TyperException
 from rich.console import Console
 from rich.table import Table
 
@@ -86,6 +86,7 @@ def bench(
     seed: list[int] = typer.Option([0], help="Training seed(s) (repeatable)."),
     store: Path = typer.Option(DEFAULT_STORE, help="SQLite result store."),
     plot: Path = typer.Option(Path("runs") / "csbm_phi.png", help="PNG for a sweep."),
+    threads: int = typer.Option(1, min=1, help="Torch threads per training run."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
     """Benchmark methods. With no arguments: the cSBM demo across homophily (GCN, φ sweep)."""
@@ -120,7 +121,7 @@ def bench(
                          split_preset=protocol, num_splits=splits, seeds=tuple(seed),
                          training_preset=training or ("comfy" if protocol == "comfy" else "jdr"))
     with ResultStore(store) as results, RichProgress(err_console) as progress:
-        records = run_benchmark(spec, results, progress)
+        records = run_benchmark(spec, results, progress, num_threads=threads)
     rows = summarize_records(records)
     if as_json:
         print(json.dumps([asdict(r) for r in rows], indent=2))
@@ -192,10 +193,10 @@ def main() -> None:
     """Entry point: user errors print one line and exit 2, without a traceback."""
     try:
         code = app(standalone_mode=False)
-    except (RewireError, click.UsageError) as err:
-        message = err.format_message() if isinstance(err, click.ClickException) else str(err)
+    except (RewireError, TyperException) as err:
+        message = err.format_message() if isinstance(err, TyperException) else str(err)
         err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
         sys.exit(2)
-    except click.Abort:
+    except typer.Abort:
         sys.exit(130)
     sys.exit(code if isinstance(code, int) else 0)

@@ -9,12 +9,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Protocol
 
+import torch
 from torch_geometric.data import Data
 
 from rewirekit.bench.presets import get_training_preset
 from rewirekit.bench.store import ResultStore, RunKey, RunRecord, package_versions, params_hash
 from rewirekit.bench.training import train_node_classifier
-from rewirekit.datasets import get_split_preset, load, standardize
+from rewirekit.datasets import canonical_name, get_split_preset, load, standardize
 from rewirekit.errors import RewireError
 from rewirekit.methods import get_method
 
@@ -52,8 +53,8 @@ class DatasetSpec:
 
     @classmethod
     def named(cls, name: str) -> DatasetSpec:
-        """A dataset from :func:`rewirekit.datasets.load`."""
-        key = name.lower()
+        """A dataset from :func:`rewirekit.datasets.load` (RewireError if the name is unknown)."""
+        key = canonical_name(name)
         return cls(key, lambda: load(key), key)
 
 
@@ -78,13 +79,19 @@ class Progress(Protocol):
     def advance(self, description: str) -> None: ...
 
 
-def run_benchmark(spec: BenchmarkSpec, store: ResultStore,
-                  progress: Progress | None = None) -> list[RunRecord]:
+def run_benchmark(spec: BenchmarkSpec, store: ResultStore, progress: Progress | None = None,
+                  *, num_threads: int | None = 1) -> list[RunRecord]:
     """Run every missing row of ``spec`` into ``store``; return all rows of ``spec``.
 
     The training seed of a run is ``1000 * seed + split_id``, so each split trains from
     its own initialisation and the whole grid is reproducible.
+
+    ``num_threads`` sets ``torch.set_num_threads`` (``None`` leaves it). One thread is the
+    default: full-batch training of benchmark-sized graphs gains little from more, and
+    oversubscribed cores slow it down several-fold.
     """
+    if num_threads is not None:
+        torch.set_num_threads(num_threads)
     split_preset = get_split_preset(spec.split_preset)
     training = get_training_preset(spec.training_preset)
     num_splits = spec.num_splits or split_preset.num_splits

@@ -195,6 +195,11 @@ def standardize(data: Data) -> Data:
     return out
 
 
+def canonical_name(name: str) -> str:
+    """The registry key of a dataset name (case-insensitive); RewireError if unknown."""
+    return _lookup(name)[0]
+
+
 def _lookup(name: str) -> tuple[str, _Spec]:
     key = str(name).lower()
     if key not in _DATASETS:

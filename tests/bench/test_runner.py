@@ -1,0 +1,90 @@
+"""The runner resumes: killed with SIGKILL mid-run, a re-run keeps every finished row."""
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+from rewirekit.bench.runner import BenchmarkSpec, DatasetSpec, MethodSpec, run_benchmark
+from rewirekit.bench.store import ResultStore
+from rewirekit.datasets import csbm
+
+_SCRIPT = """
+import sys
+from rewirekit.bench.runner import BenchmarkSpec, DatasetSpec, MethodSpec, run_benchmark
+from rewirekit.bench.store import ResultStore
+from rewirekit.datasets import csbm
+spec = BenchmarkSpec(
+    datasets=[DatasetSpec("csbm-small", lambda: csbm(300, 60, phi=0.5, seed=1), "csbm")],
+    methods=[MethodSpec("none"), MethodSpec("random", {"add": 20, "seed": 0})],
+    models=["gcn"], split_preset="dense", training_preset="comfy", num_splits=int(sys.argv[2]))
+with ResultStore(sys.argv[1]) as store:
+    run_benchmark(spec, store)
+"""
+
+
+def _count(path) -> int:
+    try:
+        conn = sqlite3.connect(path, timeout=5)
+        try:
+            return conn.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+        finally:
+            conn.close()
+    except sqlite3.OperationalError:
+        return 0
+
+
+def _rows(path) -> dict:
+    with ResultStore(path) as store:
+        return {r.key: (r.test_acc, r.train_seconds) for r in store.records()}
+
+
+def test_sigkill_then_resume(tmp_path):
+    path = tmp_path / "bench.db"
+    splits = 15
+    proc = subprocess.Popen([sys.executable, "-c", _SCRIPT, str(path), str(splits)])
+    deadline = time.time() + 240
+    while _count(path) < 5 and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    conn.close()
+    before = _rows(path)
+    assert 5 <= len(before) < 2 * splits, "the run was not killed mid-way"
+    subprocess.run([sys.executable, "-c", _SCRIPT, str(path), str(splits)], check=True)
+    after = _rows(path)
+    assert len(after) == 2 * splits
+    for key, value in before.items():  # finished rows are kept, not recomputed
+        assert after[key] == value
+
+
+def test_rerun_skips_and_returns_all_rows(tmp_path):
+    spec = BenchmarkSpec(
+        datasets=[DatasetSpec("csbm-tiny", lambda: csbm(200, 40, phi=-0.5, seed=2), "csbm")],
+        methods=[MethodSpec("none")], models=["gcn"], split_preset="dense",
+        training_preset="comfy", num_splits=3)
+    calls = []
+
+    class Counting:
+        def start(self, total):
+            calls.append(total)
+
+        def advance(self, description):
+            calls.append(description)
+
+    with ResultStore(tmp_path / "r.db") as store:
+        first = run_benchmark(spec, store, Counting())
+        loaded = []
+        spec2 = BenchmarkSpec(
+            datasets=[DatasetSpec("csbm-tiny", lambda: loaded.append(1) or csbm(200, 40),
+                                  "csbm")],
+            methods=spec.methods, models=spec.models, split_preset="dense",
+            training_preset="comfy", num_splits=3)
+        second = run_benchmark(spec2, store)
+    assert calls[0] == 3 and len(calls) == 4
+    assert len(first) == 3 and [r.test_acc for r in first] == [r.test_acc for r in second]
+    assert not loaded, "a finished dataset must not be loaded again"
+    assert all(0.0 <= r.test_acc <= 1.0 for r in first)

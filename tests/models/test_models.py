@@ -1,0 +1,166 @@
+import math
+
+import pytest
+import torch
+from torch_geometric.nn import SAGEConv
+from torch_geometric.utils import add_remaining_self_loops, to_dense_adj
+
+from rewirekit.errors import RewireError
+from rewirekit.models import (GPRProp, WeightedSAGEConv, build_model, list_models,
+                              model_hparams)
+from rewirekit.models.gnn import feature_dropout
+
+GRAPH_MODELS = [name for name in list_models() if name != "mlp"]
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    """These graphs are tiny: extra threads only add contention on a shared machine."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture
+def graph():
+    gen = torch.Generator().manual_seed(0)
+    num_nodes, num_features = 12, 6
+    x = torch.randn(num_nodes, num_features, generator=gen)
+    ring = torch.arange(num_nodes)
+    edge_index = torch.stack([ring, (ring + 1) % num_nodes])
+    chords = torch.tensor([[0, 3, 5, 8], [6, 9, 11, 2]])
+    edge_index = torch.cat([edge_index, chords], dim=1)
+    edge_index = torch.cat([edge_index, edge_index.flip(0)], dim=1)
+    edge_weight = torch.rand(edge_index.size(1), generator=gen) + 0.1
+    return x, edge_index, edge_weight
+
+
+def test_registry():
+    assert list_models() == ["gcn", "gprgnn", "mlp", "gat", "sage"]
+    assert model_hparams("gprgnn") == {"hidden": 64, "dropout": 0.5, "K": 10, "alpha": 0.1,
+                                       "dprate": 0.5}
+
+
+@pytest.mark.parametrize("name", list_models())
+def test_output_shape_with_and_without_weights(name, graph):
+    x, edge_index, edge_weight = graph
+    model = build_model(name, x.size(1), 3, hidden=8)
+    assert model(x, edge_index).shape == (x.size(0), 3)
+    assert model(x, edge_index, edge_weight).shape == (x.size(0), 3)
+
+
+@pytest.mark.parametrize("name", GRAPH_MODELS)
+def test_edge_weights_change_the_output(name, graph):
+    x, edge_index, edge_weight = graph
+    torch.manual_seed(0)
+    model = build_model(name, x.size(1), 3, hidden=8).eval()
+    other = edge_weight.flip(0)  # same values, on other edges
+    assert not torch.allclose(model(x, edge_index, edge_weight), model(x, edge_index, other))
+
+
+def test_mlp_ignores_the_graph(graph):
+    x, edge_index, edge_weight = graph
+    model = build_model("mlp", x.size(1), 3).eval()
+    empty = torch.empty(2, 0, dtype=torch.long)
+    assert torch.equal(model(x, edge_index, edge_weight), model(x, empty))
+
+
+@pytest.mark.parametrize("name", list_models())
+def test_same_seed_same_model(name, graph):
+    x, edge_index, edge_weight = graph
+    outputs = []
+    for _ in range(2):
+        torch.manual_seed(7)
+        model = build_model(name, x.size(1), 3, hidden=8)
+        outputs.append(model(x, edge_index, edge_weight))  # training mode: dropout included
+    assert torch.equal(*outputs)
+
+
+@pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta")
+@pytest.mark.parametrize("name", list_models())
+def test_sparse_features_give_the_same_output(name, graph):
+    x, edge_index, edge_weight = graph
+    x = x * (x > 0.8)
+    model = build_model(name, x.size(1), 3, hidden=8).eval()
+    dense = model(x, edge_index, edge_weight)
+    sparse = model(x.to_sparse_csr(), edge_index, edge_weight)
+    assert torch.allclose(dense, sparse, atol=1e-6)
+
+
+@pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta")
+def test_feature_dropout_on_sparse_values():
+    x = torch.eye(50).to_sparse_csr()
+    assert feature_dropout(x, 0.5, training=False) is x
+    dropped = feature_dropout(x, 0.5, training=True).values()
+    assert set(dropped.unique().tolist()) <= {0.0, 2.0}
+    assert 0 < int((dropped == 0).sum()) < 50
+
+
+def test_gpr_prop_matches_dense_formula(graph):
+    x, edge_index, edge_weight = graph
+    K, alpha = 3, 0.2
+    prop = GPRProp(K, alpha)
+    gamma = [alpha * (1 - alpha) ** k for k in range(K)] + [(1 - alpha) ** K]
+    assert torch.allclose(prop.temp, torch.tensor(gamma))
+    loops, weights = add_remaining_self_loops(edge_index, edge_weight, fill_value=1.0,
+                                              num_nodes=x.size(0))
+    adj = to_dense_adj(loops, edge_attr=weights, max_num_nodes=x.size(0))[0].t()  # A[i, j]: j -> i
+    deg_inv_sqrt = adj.sum(1).pow(-0.5)
+    a_hat = deg_inv_sqrt[:, None] * adj * deg_inv_sqrt[None, :]
+    expected = sum(g * torch.linalg.matrix_power(a_hat, k) @ x for k, g in enumerate(gamma))
+    assert torch.allclose(prop(x, edge_index, edge_weight), expected, atol=1e-5)
+
+
+def test_weighted_sage_equals_pyg_sage_with_unit_weights(graph):
+    x, edge_index, _ = graph
+    ours, pyg = WeightedSAGEConv(x.size(1), 4), SAGEConv(x.size(1), 4, aggr="mean")
+    with torch.no_grad():
+        pyg.lin_l.weight.copy_(ours.lin_neighbors.weight)
+        pyg.lin_l.bias.copy_(ours.lin_root.bias)
+        pyg.lin_r.weight.copy_(ours.lin_root.weight)
+    assert torch.allclose(ours(x, edge_index), pyg(x, edge_index), atol=1e-6)
+
+
+def test_weighted_sage_is_a_weighted_mean():
+    x = torch.tensor([[1.0], [3.0], [0.0]])
+    edge_index = torch.tensor([[0, 1], [2, 2]])
+    conv = WeightedSAGEConv(1, 1)
+    with torch.no_grad():
+        conv.lin_neighbors.weight.fill_(1.0)
+        conv.lin_root.weight.fill_(0.0)
+        conv.lin_root.bias.fill_(0.0)
+    out = conv(x, edge_index, torch.tensor([1.0, 3.0]))
+    assert out[2].item() == pytest.approx((1 * 1 + 3 * 3) / 4)
+    assert out[0].item() == 0.0  # no in-edges
+
+
+def test_weight_decay_hooks():
+    gcn = build_model("gcn", 5, 2)
+    assert gcn.first_layer is gcn.layers[0]
+    gpr = build_model("gprgnn", 5, 2)
+    assert gpr.first_layer is gpr.lin1
+    assert gpr.no_weight_decay() <= dict(gpr.named_parameters()).keys()
+
+
+@pytest.mark.parametrize("name, hparams", [
+    ("transformer", {}),
+    ("gcn", {"K": 3}),
+    ("gcn", {"hidden": 0}),
+    ("sage", {"num_layers": 1.5}),
+    ("mlp", {"dropout": 1.0}),
+    ("gprgnn", {"K": 0}),
+    ("gprgnn", {"alpha": 1.5}),
+    ("gprgnn", {"dprate": -0.1}),
+    ("gat", {"heads": 0}),
+])
+def test_bad_arguments_raise(name, hparams):
+    with pytest.raises(RewireError):
+        build_model(name, 5, 2, **hparams)
+
+
+def test_error_message_lists_choices():
+    with pytest.raises(RewireError, match="gcn, gprgnn"):
+        build_model("transformer", 5, 2)
+    with pytest.raises(RewireError, match=r"accepts: hidden"):
+        build_model("gcn", 5, 2, alpha=math.pi)
