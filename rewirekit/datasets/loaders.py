@@ -220,24 +220,34 @@ def _cache_root(cache_dir: str | os.PathLike | None) -> Path:
 
 
 def _copy_once(src: Path, dst: Path) -> None:
-    """Copy ``src`` (a file or folder) to ``dst`` unless ``dst`` exists.
+    """Copy ``src`` (a file or folder) to ``dst`` unless ``dst`` already holds all of it.
 
     The copy is staged in a temporary folder next to ``dst`` and moved into place with one
-    atomic rename, so a crashed or concurrent run never leaves a partial ``dst``.
+    rename, so a crashed or concurrent run never leaves a partial ``dst``; an incomplete
+    ``dst`` (e.g. the empty ``raw/`` of a failed download) is replaced.
     """
-    if dst.exists():
+    if _holds_copy(dst, src):
         return
     dst.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{dst.name}.", dir=dst.parent))
     try:
         _copy_plain(src, staging / dst.name)
+        if dst.is_dir():
+            shutil.rmtree(dst, ignore_errors=True)
         try:
             os.replace(staging / dst.name, dst)
         except OSError:  # another run renamed its copy into place first
-            if not dst.exists():
+            if not _holds_copy(dst, src):
                 raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _holds_copy(dst: Path, src: Path) -> bool:
+    """Whether ``dst`` has every file of ``src`` with the same size."""
+    if src.is_file():
+        return dst.is_file() and dst.stat().st_size == src.stat().st_size
+    return dst.is_dir() and all(_holds_copy(dst / child.name, child) for child in src.iterdir())
 
 
 def _copy_plain(src: Path, dst: Path) -> None:

@@ -161,3 +161,9 @@ def test_standardize_averages_edge_weights_of_merged_edges():
     out = standardize(data)
     assert out.edge_index.tolist() == [[0, 0, 1, 1, 2, 2], [1, 2, 0, 2, 0, 1]]
     assert out.edge_weight.tolist() == [2.0, 9.0, 2.0, 5.0, 9.0, 5.0]
+
+
+def test_an_empty_raw_folder_left_by_a_failed_download_is_refilled(tmp_path):
+    require_offline("cornell")
+    (tmp_path / "cornell" / "raw").mkdir(parents=True)
+    assert load("cornell", cache_dir=tmp_path).num_edges == EXPECTED["cornell"][1]
