@@ -92,7 +92,7 @@ def bench(
     """Benchmark methods. With no arguments: the cSBM demo across homophily (GCN, φ sweep)."""
     from rewirekit.bench.plots import plot_sweep
     from rewirekit.bench.progress import RichProgress
-    from rewirekit.bench.report import summarize_records, to_rich_table
+    from rewirekit.bench.report import summarize_records, to_rich_table, to_sweep_table
     from rewirekit.bench.runner import BenchmarkSpec, DatasetSpec, run_benchmark
     from rewirekit.bench.store import ResultStore
     from rewirekit.datasets import CSBM_PHI_GRID
@@ -123,14 +123,21 @@ def bench(
     with ResultStore(store) as results, RichProgress(err_console) as progress:
         records = run_benchmark(spec, results, progress, num_threads=threads)
     rows = summarize_records(records)
+    points = [(phis[r.dataset], r) for r in rows] if phis else []
     if as_json:
         print(json.dumps([asdict(r) for r in rows], indent=2))
+    elif points:
+        console.print(to_sweep_table(points, title=f"cSBM {_describe_size(size)}, "
+                                                   f"{spec.split_preset} split"))
     else:
         console.print(to_rich_table(rows, title=f"rewirekit bench · store {store}"))
-    if phis:
-        points = [(phis[r.dataset], r) for r in rows]
+    if points:
         written = plot_sweep(points, plot, title=f"cSBM, {spec.split_preset} split")
         err_console.print(f"plot written to {written}")
+
+
+def _describe_size(size: dict[str, int]) -> str:
+    return f"N={size['num_nodes']} F={size['num_features']}"
 
 
 @app.command()

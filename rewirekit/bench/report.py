@@ -62,8 +62,9 @@ def summarize_records(records: Iterable[RunRecord]) -> list[SummaryRow]:
     return rows
 
 
-_COLUMNS = ("dataset", "split", "training", "model", "method", "n", "test acc (95% CI)",
+_COLUMNS = ("dataset", "split", "training", "model", "method", "n", "test acc ± 95% CI",
             "±2σ/√n", "val acc", "rewire s", "train s/run")
+_GROUPING = 5  # the first five columns say which configuration a row is
 
 
 def _cells(row: SummaryRow) -> tuple[str, ...]:
@@ -73,11 +74,34 @@ def _cells(row: SummaryRow) -> tuple[str, ...]:
 
 
 def to_rich_table(rows: list[SummaryRow], title: str | None = None) -> Table:
-    table = Table(title=title)
-    for col in _COLUMNS:
-        table.add_column(col, justify="right" if col not in ("dataset", "method") else "left")
-    for row in rows:
-        table.add_row(*_cells(row))
+    """A terminal table; grouping columns with one value for all rows move to the caption."""
+    cells = [_cells(row) for row in rows]
+    constant = [i for i in range(_GROUPING) if len({c[i] for c in cells}) == 1 and len(cells) > 1]
+    shown = [i for i in range(len(_COLUMNS)) if i not in constant]
+    caption = ", ".join(f"{_COLUMNS[i]}: {cells[0][i]}" for i in constant) or None
+    table = Table(title=title, caption=caption)
+    for i in shown:
+        table.add_column(_COLUMNS[i], justify="left" if i < _GROUPING else "right")
+    for c in cells:
+        table.add_row(*(c[i] for i in shown))
+    return table
+
+
+def to_sweep_table(points: list[tuple[float, SummaryRow]], xlabel: str = "φ",
+                   title: str | None = None) -> Table:
+    """Pivot of a sweep: one row per swept value, one column per (model, method)."""
+    series = list(dict.fromkeys(f"{r.model} + {r.method}" for _, r in points))
+    grid: dict[float, dict[str, SummaryRow]] = defaultdict(dict)
+    for x, r in points:
+        grid[x][f"{r.model} + {r.method}"] = r
+    table = Table(title=title, caption="test accuracy (%), mean ± 95% bootstrap CI")
+    table.add_column(xlabel, justify="right")
+    for name in series:
+        table.add_column(name, justify="right")
+    for x in sorted(grid):
+        row = grid[x]
+        table.add_row(f"{x:+.3f}", *(f"{row[s].mean:.2f} ± {row[s].ci_half_width:.2f}"
+                                     if s in row else "—" for s in series))
     return table
 
 

@@ -2,7 +2,8 @@
 from rewirekit.methods.base import (RewireOutput, RewireReport, Rewirer, describe, get_method,
                                     list_methods, method_class, rewire)
 from rewirekit.methods.identity import Identity
+from rewirekit.methods.jdr import JDR
 from rewirekit.methods.random import RandomRewirer
 
 __all__ = ["Rewirer", "RewireReport", "RewireOutput", "get_method", "rewire", "list_methods",
-           "describe", "method_class", "Identity", "RandomRewirer"]
+           "describe", "method_class", "Identity", "JDR", "RandomRewirer"]

@@ -21,6 +21,11 @@ from .conftest import directed, medium, tiny
 #: Parameters that make each method do real work on the small test graphs.
 EXAMPLE_PARAMS: dict[str, list[dict]] = {
     "none": [{}],
+    "jdr": [{"num_iterations": 2, "rank_a": 3, "rank_x": 2, "top_k": 3},
+            {"num_iterations": 3, "rank_a": 100, "rank_x": 100, "eta_a": 0.5, "eta_x1": 0.3,
+             "eta_x2": 0.5, "abs_ordering": True, "offset": 1, "top_k": 0, "eps": 0.05},
+            {"num_iterations": 2, "rank_a": 2, "rank_x": 2, "solver": "truncated", "top_k": 4,
+             "seed": 1}],
     "random": [{"add": 2, "delete": 1, "seed": 3}, {"add": 0, "delete": 2, "seed": 0},
                {"add": 3, "delete": 0, "seed": 1}],
 }

@@ -1,0 +1,83 @@
+"""Truncated eigen- and singular-value decompositions (ARPACK through scipy).
+
+Dense ``eigh``/``svd`` cost ``O(N³)`` whatever the number of wanted vectors; when only
+``k ≪ N`` extreme pairs are needed, ARPACK's Lanczos iteration costs about
+``O(k)`` products with the matrix plus ``O(N k²)`` for orthogonalisation, and only
+needs the matrix as an operator (e.g. :class:`~rewirekit.linalg.lowrank.SparsePlusLowRank`).
+Starting vectors come from a seeded generator, so results are reproducible.
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+from scipy.sparse.linalg import LinearOperator, aslinearoperator, eigsh, svds
+
+#: Relative accuracy asked of ARPACK (residual ``‖A v − λ v‖ ≤ tol · |λ|``).
+ARPACK_TOL = 1e-10
+
+#: Dense SVD is used when at least this fraction of the singular triplets is wanted.
+DENSE_SVD_FRACTION = 0.2
+
+
+def extreme_eigenpairs(operator: LinearOperator, n_low: int, n_high: int,
+                       rng: np.random.Generator, tol: float = ARPACK_TOL
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """The ``n_low`` smallest and ``n_high`` largest eigenpairs of a symmetric operator.
+
+    Returns:
+        ``(values, vectors)``: the ``n_low`` smallest eigenvalues in ascending order
+        followed by the ``n_high`` largest in ascending order, and the matching
+        eigenvectors as columns of an ``N × (n_low + n_high)`` array.
+    """
+    n = operator.shape[0]
+    values, vectors = [np.zeros(0)], [np.zeros((n, 0))]
+    for count, which in ((n_low, "SA"), (n_high, "LA")):
+        if count:
+            w, v = _eigsh(operator, count, which, rng, tol)
+            order = np.argsort(w, kind="stable")
+            values.append(w[order])
+            vectors.append(v[:, order])
+    return np.concatenate(values), np.hstack(vectors)
+
+
+def largest_magnitude_eigenpairs(operator: LinearOperator, count: int, rng: np.random.Generator,
+                                 tol: float = ARPACK_TOL) -> tuple[np.ndarray, np.ndarray]:
+    """The ``count`` eigenpairs of largest ``|λ|``, ordered by ``(|λ|, λ)`` ascending."""
+    w, v = _eigsh(operator, count, "LM", rng, tol)
+    order = np.lexsort((w, np.abs(w)))
+    return w[order], v[:, order]
+
+
+def _eigsh(operator: LinearOperator, count: int, which: str, rng: np.random.Generator,
+           tol: float) -> tuple[np.ndarray, np.ndarray]:
+    """``scipy.sparse.linalg.eigsh`` from a seeded start. ARPACK cannot start on the zero
+    matrix (it maps every start to 0); its eigenpairs are 0 and the first unit vectors."""
+    n = operator.shape[0]
+    start = rng.standard_normal(n)
+    if not np.any(aslinearoperator(operator).matvec(start)):
+        return np.zeros(count), np.eye(n, count)
+    return eigsh(operator, k=count, which=which, v0=start, tol=tol)
+
+
+def top_singular_triplets(x: torch.Tensor, count: int, rng: np.random.Generator,
+                          tol: float = ARPACK_TOL) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The ``count`` largest singular triplets of a dense matrix, in descending order.
+
+    Uses a dense thin SVD when ``count`` is a sizeable fraction of ``min(x.shape)``
+    (see :data:`DENSE_SVD_FRACTION`), ARPACK's ``svds`` otherwise.
+
+    Returns:
+        ``(u, s, vh)`` with ``u`` of shape ``N × count``, ``s`` of length ``count``
+        and ``vh`` of shape ``count × F``, in the dtype of ``x`` (``count`` is capped at
+        ``min(x.shape)``).
+    """
+    rank_bound = min(x.shape)
+    count = min(count, rank_bound)
+    if count >= DENSE_SVD_FRACTION * rank_bound or count >= rank_bound - 1 or not torch.any(x):
+        u, s, vh = torch.linalg.svd(x, full_matrices=False)
+        return u[:, :count], s[:count], vh[:count]
+    matrix = x.numpy()
+    u, s, vh = svds(matrix, k=count, v0=rng.standard_normal(rank_bound), tol=tol)
+    order = np.argsort(-s, kind="stable")
+    return tuple(torch.from_numpy(np.ascontiguousarray(a)).to(x.dtype)
+                 for a in (u[:, order], s[order], vh[order]))

@@ -1,0 +1,86 @@
+"""Symmetric matrices stored as sparse plus low rank, ``S + Q M Qᵀ``.
+
+Spectral rewirings update a sparse adjacency matrix by low-rank terms
+(``A + Ṽ Λ Ṽᵀ − V Λ Vᵀ``). Kept as factors, such an iterate costs
+``O(nnz + N q)`` memory instead of ``O(N²)``, multiplies blocks of vectors in
+``O(nnz b + N q b)``, and yields any block of its columns on demand.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.linalg import LinearOperator
+
+
+class SparsePlusLowRank:
+    """The symmetric ``N×N`` matrix ``S + Q M Qᵀ``.
+
+    ``S`` is a symmetric scipy sparse matrix, ``Q`` an ``N×q`` matrix with orthonormal
+    columns and ``M`` a symmetric ``q×q`` matrix. :meth:`add` folds a further low-rank term
+    ``Y C Yᵀ`` into ``Q`` and ``M``, extending ``Q`` only by the directions of ``Y`` that
+    it does not already span, so ``q`` is the rank of all updates together.
+
+    Args:
+        sparse: the symmetric sparse part ``S`` (converted to float64 CSR).
+    """
+
+    def __init__(self, sparse: sp.spmatrix) -> None:
+        self.sparse = sp.csr_matrix(sparse, dtype=np.float64)
+        n = self.sparse.shape[0]
+        self.basis = np.zeros((n, 0))
+        self.core = np.zeros((0, 0))
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.sparse.shape
+
+    @property
+    def rank(self) -> int:
+        """``q``, the number of columns of ``Q``."""
+        return self.basis.shape[1]
+
+    def matmat(self, x: np.ndarray) -> np.ndarray:
+        """``(S + Q M Qᵀ) x`` for a vector or a block of column vectors ``x``."""
+        out = self.sparse @ x
+        if self.rank:
+            out += self.basis @ (self.core @ (self.basis.T @ x))
+        return out
+
+    def operator(self) -> LinearOperator:
+        """This matrix as a scipy ``LinearOperator`` (for ``eigsh``)."""
+        return LinearOperator(self.shape, matvec=self.matmat, matmat=self.matmat,
+                              rmatvec=self.matmat, rmatmat=self.matmat, dtype=np.float64)
+
+    def add(self, factors: np.ndarray, core: np.ndarray, rtol: float = 1e-12) -> None:
+        """Add ``Y C Yᵀ`` (``Y = factors``, ``N×p``; ``C = core``, symmetric ``p×p``).
+
+        ``Y`` is split into its part in the span of ``Q`` and the rest (two passes of
+        block Gram–Schmidt); the rest's directions with singular value above
+        ``rtol · max(1, ‖Y‖₂)`` extend ``Q``. The dropped part has norm at most that bound.
+        """
+        coef = self.basis.T @ factors
+        rest = factors - self.basis @ coef
+        again = self.basis.T @ rest
+        rest -= self.basis @ again
+        coef += again
+        left, svals, right = np.linalg.svd(rest, full_matrices=False)
+        scale = max(1.0, float(np.linalg.norm(factors, 2))) if factors.size else 1.0
+        keep = svals > rtol * scale
+        coef = np.vstack([coef, svals[keep, None] * right[keep]])
+        q = self.rank
+        core_new = np.zeros((coef.shape[0],) * 2)
+        core_new[:q, :q] = self.core
+        core_new += coef @ core @ coef.T
+        self.core = 0.5 * (core_new + core_new.T)
+        self.basis = np.hstack([self.basis, left[:, keep]])
+
+    def rows(self, start: int, stop: int) -> np.ndarray:
+        """Rows ``start .. stop - 1`` as a dense array (equal to the columns, by symmetry)."""
+        block = self.sparse[start:stop].toarray()
+        if self.rank:
+            block += (self.basis[start:stop] @ self.core) @ self.basis.T
+        return block
+
+    def to_dense(self) -> np.ndarray:
+        """The full ``N×N`` matrix (for small ``N`` only)."""
+        return self.rows(0, self.shape[0])

@@ -1,0 +1,100 @@
+"""Per-column top-k selection of large dense matrices, computed block by block.
+
+A rewiring that keeps "the k largest entries of each column" of a dense N×N score
+matrix only ever needs one block of columns at a time. The functions here take the
+columns as rows of a ``(b, N)`` block (row ``r`` of the block is column ``start + r``
+of the matrix), so each selection runs over contiguous memory, and a block provider
+can build the block on the fly (e.g. from a sparse-plus-low-rank factorisation)
+without the N×N matrix ever existing.
+
+Ties are broken deterministically: among equal values at the cut-off, the lowest
+row indices are kept.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+#: Memory budget of one block of columns, in bytes (a few temporaries of this size exist).
+BLOCK_BYTES = 64 * 2**20
+
+
+def select_block(block: np.ndarray, start: int, *, top_k: int = 0, threshold: float | None = None,
+                 skip_diagonal: bool = False, positive: bool = False
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Select entries of the columns ``start .. start + b - 1`` given as the rows of ``block``.
+
+    Keeps, in each column, the ``top_k`` largest entries (``top_k > 0``) or every entry
+    ``>= threshold`` (``top_k == 0``). Exact zeros are never kept (they are not edges).
+
+    Args:
+        block: ``(b, N)`` array; ``block[r, i]`` is the matrix entry ``(i, start + r)``.
+            It is modified in place.
+        start: index of the column held by ``block[0]``.
+        top_k: number of entries to keep per column; ``0`` selects by ``threshold``.
+        threshold: lower bound used when ``top_k == 0``.
+        skip_diagonal: never keep the diagonal entry ``(start + r, start + r)``.
+        positive: consider only strictly positive entries.
+
+    Returns:
+        ``(rows, cols, values)``: matrix row index ``i``, column index ``j`` and value of
+        every kept entry.
+    """
+    b, n = block.shape
+    if skip_diagonal:
+        local = np.arange(b)
+        block[local, start + local] = -np.inf
+    if positive:
+        block[block <= 0] = -np.inf
+    if top_k == 0:
+        if threshold is None:
+            raise ValueError("select_block needs top_k > 0 or a threshold")
+        keep = block >= threshold
+    elif top_k >= n:
+        keep = np.isfinite(block)
+    else:
+        keep = _top_k_mask(block, top_k)
+    keep &= np.isfinite(block) & (block != 0)
+    r, i = np.nonzero(keep)  # masked entries are never kept, so block still holds the values
+    return i, r + start, block[r, i]
+
+
+def _top_k_mask(block: np.ndarray, k: int) -> np.ndarray:
+    """Mask of the ``k`` largest entries of each row; ties at the cut keep the lowest indices."""
+    n = block.shape[1]
+    kth = np.partition(block, n - k, axis=1)[:, n - k, None]
+    keep = block > kth
+    missing = k - keep.sum(axis=1)
+    at_cut = block == kth
+    tied_rows = np.flatnonzero(at_cut.sum(axis=1) > missing)
+    if tied_rows.size:
+        first = np.cumsum(at_cut[tied_rows], axis=1) <= missing[tied_rows, None]
+        at_cut[tied_rows] &= first
+    return keep | at_cut
+
+
+def blocked_select(columns: Callable[[int, int], np.ndarray], n: int, *, block_size: int | None = None,
+                   **select) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Run :func:`select_block` over all ``n`` columns, ``block_size`` columns at a time.
+
+    Args:
+        columns: ``columns(start, stop)`` returns columns ``start .. stop - 1`` as the rows
+            of a fresh ``(stop - start, n)`` float array.
+        n: number of columns (and rows) of the matrix.
+        block_size: columns per block; by default as many as fit in :data:`BLOCK_BYTES`.
+        **select: keyword arguments of :func:`select_block`.
+
+    Returns:
+        ``(rows, cols, values)`` of all kept entries, ordered by column.
+    """
+    if block_size is None:
+        block_size = max(1, min(n, BLOCK_BYTES // (8 * max(n, 1))))
+    parts = [select_block(columns(start, min(start + block_size, n)), start, **select)
+             for start in range(0, n, block_size)]
+    if not parts:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, np.zeros(0)
+    rows, cols, values = (np.concatenate(p) for p in zip(*parts))
+    return rows.astype(np.int64), cols.astype(np.int64), values
+
