@@ -184,6 +184,8 @@ def train_node_classifier(data: Data, train_mask: Tensor, val_mask: Tensor, test
             loss = F.cross_entropy(net(x, edge_index, edge_weight)[train_idx], y_train)
             loss.backward()
             optimizer.step()
+            if not _evaluates(config, epoch):
+                continue
 
             net.eval()
             with torch.no_grad():
@@ -201,6 +203,13 @@ def train_node_classifier(data: Data, train_mask: Tensor, val_mask: Tensor, test
         return TrainResult(test_acc, val_acc, epoch, epoch + 1, seconds)
     best_test, best_val, best_epoch = tracker.best
     return TrainResult(best_test, best_val, best_epoch, epoch + 1, seconds)
+
+
+def _evaluates(config: TrainConfig, epoch: int) -> bool:
+    """Whether an epoch must be evaluated: always, unless only the last epoch is reported
+    and nothing stops early (ComFy's fixed 100 epochs evaluate once)."""
+    watches_every_epoch = config.eval_at == "best" or config.early_stopping != "none"
+    return watches_every_epoch or epoch == config.max_epochs - 1
 
 
 def _param_groups(net: NodeClassifier, config: TrainConfig) -> list[dict[str, Any]]:

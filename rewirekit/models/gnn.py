@@ -25,7 +25,7 @@ from torch import Tensor, nn
 from torch_geometric.nn import GATConv, GCNConv
 
 from rewirekit.errors import RewireError
-from rewirekit.models.layers import GPRProp, WeightedSAGEConv
+from rewirekit.models.layers import GPRProp, NormalizedAdjacency, WeightedSAGEConv
 
 
 def feature_dropout(x: Tensor, p: float, training: bool) -> Tensor:
@@ -127,9 +127,15 @@ class GCN(_LayerStack):
                  num_layers: int = 2, dropout: float = 0.5) -> None:
         _check_width("hidden", hidden)
         _check_width("num_layers", num_layers)
-        super().__init__([GCNConv(a, b) for a, b in _widths(in_channels, hidden, out_channels,
-                                                            num_layers)],
+        super().__init__([GCNConv(a, b, normalize=False)
+                          for a, b in _widths(in_channels, hidden, out_channels, num_layers)],
                          _check_dropout("dropout", dropout))
+        self.adjacency = NormalizedAdjacency()
+
+    def forward(self, x: Tensor, edge_index: Tensor, edge_weight: Tensor | None = None) -> Tensor:
+        # GCNConv normalises on every call; the normalised CSR matrix is built once instead.
+        adjacency = self.adjacency(edge_index, edge_weight, x.size(0), x.dtype)
+        return super().forward(x, adjacency)
 
 
 class GraphSAGE(_LayerStack):
