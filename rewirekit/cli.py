@@ -145,9 +145,12 @@ def report(
     store: Path = typer.Option(DEFAULT_STORE, help="SQLite result store."),
     output: OutputFormat = typer.Option(OutputFormat.table, "--format", "-f"),
     dataset: Optional[str] = typer.Option(None, help="Only this dataset."),
+    versus: Optional[str] = typer.Option(
+        None, help="Also compare every method with this one on shared splits (e.g. 'none')."),
 ) -> None:
     """Print the stored results, aggregated over splits and seeds."""
-    from rewirekit.bench.report import summarize_records, to_csv, to_markdown, to_rich_table
+    from rewirekit.bench.report import (compare_to_baseline, summarize_records, to_csv,
+                                        to_markdown, to_paired_table, to_rich_table)
     from rewirekit.bench.store import ResultStore
 
     if not store.exists():
@@ -155,13 +158,16 @@ def report(
                           "or pass --store.")
     with ResultStore(store) as results:
         filters = {"dataset": dataset.lower()} if dataset else {}
-        rows = summarize_records(results.records(**filters))
+        records = list(results.records(**filters))
+    rows = summarize_records(records)
     if output is OutputFormat.markdown:
         print(to_markdown(rows), end="")
     elif output is OutputFormat.csv:
         print(to_csv(rows), end="")
     else:
         console.print(to_rich_table(rows, title=str(store)))
+    if versus is not None:
+        console.print(to_paired_table(compare_to_baseline(records, versus)))
 
 
 @app.command()

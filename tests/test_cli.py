@@ -53,3 +53,5 @@ def test_bench_synthetic_json_report_and_plot(tmp_path):
     for fmt, marker in (("markdown", "| dataset |"), ("csv", "dataset,split_preset")):
         out = runner.invoke(app, ["report", "--store", str(store), "--format", fmt])
         assert out.exit_code == 0 and marker in out.stdout
+    out = runner.invoke(app, ["report", "--store", str(store), "--versus", "none"])
+    assert out.exit_code == 0 and "Wilcoxon" in out.stdout and "random" in out.stdout

@@ -10,7 +10,7 @@ from typing import Iterable
 import numpy as np
 from rich.table import Table
 
-from rewirekit.bench.stats import summarize
+from rewirekit.bench.stats import paired_comparison, summarize
 from rewirekit.bench.store import RunRecord
 
 
@@ -60,6 +60,64 @@ def summarize_records(records: Iterable[RunRecord]) -> list[SummaryRow]:
             float(np.mean([r.rewire_seconds for r in runs])),
             float(np.mean([r.train_seconds for r in runs]))))
     return rows
+
+
+@dataclass(frozen=True)
+class PairedRow:
+    """A method against a baseline on the splits (and seeds) both ran; differences in points."""
+
+    dataset: str
+    split_preset: str
+    training_preset: str
+    model: str
+    method: str
+    baseline: str
+    n: int
+    mean_diff: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+    wins: int
+    losses: int
+    ties: int
+
+
+def compare_to_baseline(records: Iterable[RunRecord], baseline: str = "none") -> list[PairedRow]:
+    """Paired comparison of every method with ``baseline`` (a method label such as ``none``)
+    within each (dataset, split preset, training preset, model): test accuracies are paired
+    by (split id, seed), so split-to-split variance cancels out."""
+    groups: dict[tuple, dict[str, dict[tuple, float]]] = defaultdict(lambda: defaultdict(dict))
+    for r in records:
+        k = r.key
+        group = groups[(k.dataset, k.split_preset, k.training_preset, k.model)]
+        group[method_label(r)][(k.split_id, k.seed)] = 100 * r.test_acc
+    rows = []
+    for (dataset, split, training, model), by_method in groups.items():
+        base = by_method.get(baseline)
+        if base is None:
+            continue
+        for method, accs in by_method.items():
+            shared = sorted(set(accs) & set(base))
+            if method == baseline or len(shared) < 2:
+                continue
+            c = paired_comparison([accs[s] for s in shared], [base[s] for s in shared])
+            rows.append(PairedRow(dataset, split, training, model, method, baseline, c.n,
+                                  c.mean_diff, c.ci_low, c.ci_high, c.p_value, c.wins,
+                                  c.losses, c.ties))
+    return rows
+
+
+def to_paired_table(rows: list[PairedRow]) -> Table:
+    table = Table(title="paired comparison with the baseline (same splits)",
+                  caption="Δ = method − baseline, test accuracy points; 95% bootstrap CI; "
+                          "Wilcoxon signed-rank p")
+    for col in ("dataset", "split", "model", "method", "vs", "n", "Δ (95% CI)", "p", "W/L/T"):
+        table.add_column(col, justify="left" if col in ("dataset", "method", "vs") else "right")
+    for r in rows:
+        table.add_row(r.dataset, r.split_preset, r.model, r.method, r.baseline, str(r.n),
+                      f"{r.mean_diff:+.2f} [{r.ci_low:+.2f}, {r.ci_high:+.2f}]",
+                      f"{r.p_value:.3g}", f"{r.wins}/{r.losses}/{r.ties}")
+    return table
 
 
 _COLUMNS = ("dataset", "split", "training", "model", "method", "n", "test acc ± 95% CI",
