@@ -28,6 +28,18 @@ EXAMPLE_PARAMS: dict[str, list[dict]] = {
              "seed": 1}],
     "random": [{"add": 2, "delete": 1, "seed": 3}, {"add": 0, "delete": 2, "seed": 0},
                {"add": 3, "delete": 0, "seed": 1}],
+    "comma": [{"mode": "higher", "add": 2, "delete": 1, "seed": 1},
+              {"mode": "lower", "add": 2, "delete": 2, "seed": 0}],
+    "feast": [{"add": 3, "delete": 2}, {"add": 0, "delete": 1}, {"add": 2, "delete": 0}],
+    "comfy": [{"add": 4, "delete": 3, "seed": 0},
+              {"add": 6, "delete": 2, "seed": 1, "rounding": "floor"},
+              {"add": 3, "delete": 3, "seed": 2, "rounding": "largest_remainder"}],
+    "proxy_add": [{"objective": "max", "add": 2},
+                  {"objective": "min", "add": 3, "update_period": 2}],
+    "proxy_delete": [{"objective": "max", "delete": 2},
+                     {"objective": "min", "delete": 3, "update_period": 2}],
+    "fosr": [{"add": 3, "seed": 1}, {"add": 2, "num_power_iterations": 0, "seed": 0}],
+    "digl": [{"alpha": 0.1, "k": 3}, {"alpha": 0.3, "k": 64}],
 }
 
 CASES = [(name, params) for name in rewirekit.list_methods()

@@ -1,0 +1,234 @@
+"""FeaSt and ComFy: exact semantics on hand-checkable graphs, and against brute force."""
+import itertools
+
+import numpy as np
+import pytest
+import torch
+from torch_geometric.data import Data
+from torch_geometric.utils import to_undirected
+
+import rewirekit
+from rewirekit import RewireError
+from rewirekit.graph import edge_set
+from rewirekit.linalg.similarity import normalized_rows, pair_similarity, top_similar_pairs
+from rewirekit.methods.similarity import _proportional, similarity_rewire
+
+
+def _graph(pairs, x, n=None):
+    ei = to_undirected(torch.tensor(pairs, dtype=torch.long).t().reshape(2, -1))
+    x = torch.tensor(x, dtype=torch.float)
+    return Data(x=x, edge_index=ei, num_nodes=n or x.shape[0], y=torch.zeros(x.shape[0]))
+
+
+def _pairs(data):
+    return {(u, v) for u, v in data.edge_index.t().tolist() if u < v}
+
+
+def _cosine(x):
+    x = np.asarray(x, dtype=np.float64)
+    norm = np.linalg.norm(x, axis=1)
+    safe = np.where(norm > 0, norm, 1)
+    xn = x / safe[:, None]
+    return xn @ xn.T
+
+
+# Hand-checkable: x0 = x1 = (1,0), x2 = x3 = (0,1), x4 = (1,1). Edges 0-2, 1-3 (sim 0) and
+# 0-4 (sim 1/√2): s̄ = 0.2357. Non-edges: 0-1, 2-3 (sim 1), 1-4, 2-4, 3-4 (sim 0.707),
+# 0-3, 1-2 (sim 0).
+HAND_X = [[1, 0], [1, 0], [0, 1], [0, 1], [1, 1]]
+HAND_E = [(0, 2), (1, 3), (0, 4)]
+
+
+@pytest.mark.parametrize("add, expected", [
+    (1, {(0, 1)}),
+    (2, {(0, 1), (2, 3)}),
+    (3, {(0, 1), (2, 3), (1, 4)}),  # ties at 0.707 go to the smallest pair
+    (5, {(0, 1), (2, 3), (1, 4), (2, 4), (3, 4)}),
+])
+def test_feast_adds_the_most_similar_non_edges_above_the_mean(add, expected):
+    data = _graph(HAND_E, HAND_X)
+    out = rewirekit.rewire(data, "feast", add=add)
+    assert _pairs(out) - _pairs(data) == expected
+    assert out.rewire_report.extra["mean_similarity"] == pytest.approx(np.sqrt(0.5) / 3, abs=1e-6)
+
+
+def test_feast_never_adds_below_the_mean_and_reports_the_shortfall():
+    data = _graph(HAND_E, HAND_X)
+    out = rewirekit.rewire(data, "feast", add=7)  # 7 non-edges exist, only 5 above s̄
+    assert (0, 3) not in _pairs(out) and (1, 2) not in _pairs(out)
+    assert out.rewire_report.edges_added == 5
+    assert out.rewire_report.extra["add_shortfall"] == 2
+    with pytest.raises(RewireError, match="add"):
+        rewirekit.rewire(data, "feast", add=8)
+
+
+def test_feast_deletes_the_least_similar_edges_below_the_mean():
+    data = _graph(HAND_E, HAND_X)
+    out = rewirekit.rewire(data, "feast", delete=1)
+    assert _pairs(data) - _pairs(out) == {(0, 2)}  # tie 0-2 / 1-3 at sim 0: smallest pair
+    out = rewirekit.rewire(data, "feast", delete=3)
+    assert _pairs(data) - _pairs(out) == {(0, 2), (1, 3)}  # 0-4 is above the mean
+    assert out.rewire_report.extra["delete_shortfall"] == 1
+
+
+def test_feast_add_and_delete_are_chosen_on_the_input():
+    data = _graph(HAND_E, HAND_X)
+    out = rewirekit.rewire(data, "feast", add=2, delete=2)
+    assert _pairs(out) == {(0, 4), (0, 1), (2, 3)}
+
+
+def test_zero_feature_rows_have_similarity_zero():
+    x = np.array([[0.0, 0.0], [1.0, 2.0], [0.0, 0.0]])
+    xn = normalized_rows(x)
+    sims = pair_similarity(xn, np.array([0, 0, 1]), np.array([2, 1, 1]))
+    assert sims[0] == 0.0 and sims[1] == 0.0 and sims[2] == pytest.approx(1.0)
+
+
+def _brute_top(x, rows, cols, count, above, excluded, triangle):
+    sims = _cosine(x)
+    cands = []
+    for p, u in enumerate(rows):
+        for q, v in enumerate(cols):
+            if (triangle and q <= p) or (p, q) in excluded:
+                continue
+            if sims[u, v] > above:
+                cands.append((-sims[u, v], min(u, v), max(u, v)))
+    cands.sort()
+    return [(u, v) for _, u, v in cands[:count]]
+
+
+@pytest.mark.parametrize("triangle", [True, False])
+@pytest.mark.parametrize("block_entries", [7, 50, 10**6])
+def test_blocked_top_k_matches_brute_force(triangle, block_entries):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((40, 5))
+    x[3] = 0.0
+    if triangle:
+        rows = cols = np.sort(rng.choice(40, 25, replace=False))
+    else:
+        perm = rng.permutation(40)
+        rows, cols = np.sort(perm[:15]), np.sort(perm[15:35])
+    ex = rng.integers(0, 15, (30, 2))
+    ex = ex[ex[:, 0] < ex[:, 1]] if triangle else ex
+    excluded = set(map(tuple, ex.tolist()))
+    u, v, s = top_similar_pairs(normalized_rows(x), rows, cols, 20, above=0.1,
+                                exclude_row=ex[:, 0], exclude_col=ex[:, 1], triangle=triangle,
+                                block_entries=block_entries)
+    assert list(zip(u.tolist(), v.tolist())) == _brute_top(x, rows, cols, 20, 0.1, excluded,
+                                                            triangle)
+    assert np.all(np.diff(s) <= 0)
+
+
+def _oracle(x, pairs, labels, add, delete, rule):
+    """Straight Python version of the per-community-pair definition."""
+    n, sims = len(labels), _cosine(x)
+    edges = sorted(pairs)
+    num_comm = labels.max() + 1
+    sizes = np.bincount(labels, minlength=num_comm)
+    total = (n * n + int((sizes ** 2).sum())) // 2
+    by_pair = {}
+    for u, v in edges:
+        key = tuple(sorted((labels[u], labels[v])))
+        by_pair.setdefault(key, []).append((u, v))
+    keys = sorted(by_pair)
+    b_add = rule(add, sizes[[k[0] for k in keys]], sizes[[k[1] for k in keys]], total)
+    b_del = rule(delete, sizes[[k[0] for k in keys]], sizes[[k[1] for k in keys]], total)
+    added, removed = [], []
+    for g, (i, j) in enumerate(keys):
+        mean = np.mean([sims[u, v] for u, v in by_pair[(i, j)]])
+        cand = sorted((-sims[u, v], u, v) for u, v in itertools.combinations(range(n), 2)
+                      if {labels[u], labels[v]} == {i, j} and (u, v) not in pairs
+                      and sims[u, v] > mean)
+        added += [(u, v) for _, u, v in cand[:b_add[g]]]
+        low = sorted((sims[u, v], u, v) for u, v in by_pair[(i, j)] if sims[u, v] < mean)
+        removed += [(u, v) for _, u, v in low[:b_del[g]]]
+    return set(added[:add]), set(removed[:delete])
+
+
+@pytest.mark.parametrize("rounding", ["round", "floor", "largest_remainder"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_per_community_pair_selection_matches_the_definition(rounding, seed):
+    rng = np.random.default_rng(seed)
+    n = 30
+    x = rng.standard_normal((n, 6))
+    labels = np.sort(rng.integers(0, 4, n))
+    labels = np.unique(labels, return_inverse=True)[1].astype(np.int64)
+    ei = torch.randint(0, n, (2, 90), generator=torch.Generator().manual_seed(seed))
+    data = Data(x=torch.tensor(x, dtype=torch.float),
+                edge_index=to_undirected(ei[:, ei[0] != ei[1]], num_nodes=n), num_nodes=n)
+    pairs = _pairs(data)
+    edges = edge_set(data)
+    for add, delete in [(12, 9), (40, 30), (3, 2)]:
+        new, _ = similarity_rewire(edges, normalized_rows(data.x), labels, add, delete,
+                                   _proportional(rounding))
+        got = set(zip(new.src.tolist(), new.dst.tolist()))
+        want_add, want_del = _oracle(x, pairs, labels, add, delete, _proportional(rounding))
+        assert got - pairs == want_add
+        assert pairs - got == want_del
+
+
+@pytest.mark.parametrize("rounding, budget, expected", [
+    ("round", 10, [2, 4, 3]), ("floor", 10, [1, 3, 3]), ("largest_remainder", 10, [2, 4, 4]),
+    ("round", 0, [0, 0, 0]), ("largest_remainder", 1, [0, 1, 0]),
+])
+def test_budget_rounding(rounding, budget, expected):
+    # products 2, 5, 4 with total 13: shares 10·(2, 5, 4)/13 = 1.54, 3.85, 3.08
+    # largest remainder renormalises over these pairs (total 11): 1.82, 4.55, 3.64
+    b = _proportional(rounding)(budget, np.array([1, 1, 2]), np.array([2, 5, 2]), 13)
+    assert b.tolist() == expected
+
+
+def _two_communities(x=None):
+    """Two 4-cliques minus one edge each (0-3 and 4-7 missing), bridged by 3-4."""
+    pairs = [(0, 1), (0, 2), (1, 2), (1, 3), (2, 3), (4, 5), (4, 6), (5, 6), (5, 7), (6, 7),
+             (3, 4)]
+    if x is None:
+        x = np.eye(8)[:, :4] + 0.1  # every pair has some similarity
+        x[0] = x[3] = [1, 0, 0, 0]
+        x[4] = x[7] = [0, 1, 0, 0]
+    return _graph(pairs, x)
+
+
+def test_comfy_finds_the_two_communities():
+    out = rewirekit.rewire(_two_communities(), "comfy", add=1)
+    assert out.rewire_report.extra["num_communities"] == 2
+
+
+def test_comfy_zero_budget_pairs_select_nothing():
+    # |C|=4,4: products 16 each, total 48; N=1 gives B = round(1/3) = 0 for all three pairs.
+    data = _two_communities()
+    for rounding in ("round", "floor"):
+        out = rewirekit.rewire(data, "comfy", add=1, delete=1, rounding=rounding)
+        assert torch.equal(out.edge_index, data.edge_index)
+        assert out.rewire_report.extra["add_allocated"] == 0
+    # N=2: round gives 1 per pair (3 > N, cut in pair order); floor gives 0.
+    out = rewirekit.rewire(data, "comfy", add=2, rounding="floor")
+    assert out.rewire_report.edges_added == 0
+
+
+def test_comfy_adds_within_and_between_pairs_in_pair_order_without_self_loops():
+    data = _two_communities()
+    out = rewirekit.rewire(data, "comfy", add=2, rounding="round")
+    new = _pairs(out) - _pairs(data)
+    # pair (C0, C0): its only non-edge 0-3 (sim 1 > mean); pair (C0, C1): most similar non-edge
+    assert len(new) == 2 and (0, 3) in new
+    (other,) = new - {(0, 3)}
+    assert other[0] < 4 <= other[1]
+    assert not (out.edge_index[0] == out.edge_index[1]).any()
+    assert out.rewire_report.edges_added == 2  # one slot per undirected pair
+
+
+def test_comfy_largest_remainder_spends_the_budget():
+    data = _two_communities()
+    out = rewirekit.rewire(data, "comfy", add=3, rounding="largest_remainder")
+    report = out.rewire_report
+    assert report.extra["add_allocated"] == 3
+    assert report.edges_added + report.extra["add_shortfall"] == 3
+
+
+def test_budget_beyond_the_graph_raises():
+    data = _two_communities()
+    with pytest.raises(RewireError, match="delete"):
+        rewirekit.rewire(data, "comfy", delete=12)
+    with pytest.raises(RewireError, match="rounding"):
+        rewirekit.get_method("comfy", rounding="ceil")
