@@ -198,6 +198,44 @@ def methods() -> None:
     console.print(table)
 
 
+@app.command()
+def diagnose(
+    dataset: str = typer.Option(..., "--dataset", "-d", help="Dataset name."),
+    method: Optional[str] = typer.Option(
+        None, help="Also diagnose after this rewiring, e.g. 'comfy:add=100,delete=100'."),
+    protocol: str = typer.Option("comfy", "--protocol", "-p",
+                                 help="Split preset that gives the training labels."),
+    split: int = typer.Option(0, min=0, help="Split id of the training mask."),
+    seed: int = typer.Option(0, help="Seed of the community detection."),
+) -> None:
+    """Homophily, spectral gap, communities and their label alignment, before and after."""
+    from rewirekit.datasets import canonical_name, get_split_preset, load, standardize
+    from rewirekit.diagnostics import diagnose as compute
+    from rewirekit.methods import get_method
+
+    name = canonical_name(dataset)
+    preset = get_split_preset(protocol)
+    spec = None if method is None else parse_method(method)
+    rewirer = None if spec is None else get_method(spec.name, **spec.params)
+    data = preset.prepare(standardize(load(name)))
+    train_mask, _, _ = preset.split(data, split, name)
+    columns = {"before": compute(data, train_mask, seed=seed).to_dict()}
+    if spec is not None:
+        columns[f"after {spec.label}"] = compute(rewirer(data), train_mask, seed=seed).to_dict()
+    table = Table(title=f"{name}: diagnostics", caption=f"NMI on the training nodes of "
+                                                       f"{preset.name} split {split}")
+    table.add_column("")
+    for header in columns:
+        table.add_column(header, justify="right")
+    for metric in columns["before"]:
+        table.add_row(metric.replace("_", " "), *(_fmt(col[metric]) for col in columns.values()))
+    console.print(table)
+
+
+def _fmt(value: float) -> str:
+    return str(value) if isinstance(value, int) else f"{value:.4f}"
+
+
 def _yes(flag: bool) -> str:
     return "yes" if flag else "no"
 

@@ -55,3 +55,16 @@ def test_bench_synthetic_json_report_and_plot(tmp_path):
         assert out.exit_code == 0 and marker in out.stdout
     out = runner.invoke(app, ["report", "--store", str(store), "--versus", "none"])
     assert out.exit_code == 0 and "Wilcoxon" in out.stdout and "random" in out.stdout
+
+
+def test_diagnose_before_and_after():
+    from rewirekit.datasets import available_offline
+
+    if not available_offline("texas"):
+        import pytest
+
+        pytest.skip("texas is not in $REWIREKIT_DATA")
+    result = runner.invoke(app, ["diagnose", "--dataset", "texas", "--method", "feast:add=10"])
+    assert result.exit_code == 0, result.output
+    for metric in ("edge homophily", "spectral gap", "modularity", "label nmi", "after feast"):
+        assert metric in result.stdout

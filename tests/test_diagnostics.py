@@ -1,0 +1,52 @@
+import numpy as np
+import pytest
+import torch
+from torch_geometric.data import Data
+from torch_geometric.utils import to_undirected
+
+from rewirekit import RewireError
+from rewirekit.datasets import aligned_sbm
+from rewirekit.diagnostics import diagnose, normalized_mutual_info
+
+
+def _two_triangles(bridge: bool) -> Data:
+    ei = [[0, 1, 2, 3, 4, 5], [1, 2, 0, 4, 5, 3]]
+    if bridge:
+        ei[0].append(2)
+        ei[1].append(3)
+    return Data(edge_index=to_undirected(torch.tensor(ei)), y=torch.tensor([0, 0, 0, 1, 1, 1]),
+                num_nodes=6)
+
+
+def test_hand_checked_values():
+    d = diagnose(_two_triangles(bridge=True))
+    assert d.num_edges == 7
+    assert d.edge_homophily == pytest.approx(6 / 7)
+    assert d.num_communities == 2 and d.label_nmi == pytest.approx(1.0)
+    # Q = sum_c [L_c/m - (d_c/2m)^2] with L_c = 3, d_c = 7, m = 7
+    assert d.modularity == pytest.approx(2 * (3 / 7 - (7 / 14) ** 2))
+    assert 0 < d.spectral_gap < 1
+
+
+def test_disconnected_graph_has_no_gap():
+    assert diagnose(_two_triangles(bridge=False)).spectral_gap == pytest.approx(0.0, abs=1e-9)
+
+
+def test_nmi_tracks_alignment_of_an_sbm():
+    aligned = diagnose(aligned_sbm(400, p=0.1, q=0.005, alignment=1.0, seed=0))
+    random = diagnose(aligned_sbm(400, p=0.1, q=0.005, alignment=0.5, seed=0))
+    assert aligned.label_nmi > 0.8 > 0.2 > random.label_nmi
+
+
+def test_mask_restricts_the_labels_used():
+    data = _two_triangles(bridge=True)
+    mask = torch.tensor([True, False, False, False, False, True])
+    assert diagnose(data, mask).label_nmi == pytest.approx(1.0)
+    with pytest.raises(RewireError, match="non-empty"):
+        diagnose(data, torch.zeros(6, dtype=torch.bool))
+
+
+def test_nmi_of_independent_labellings_is_zero():
+    a, b = np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1])
+    assert normalized_mutual_info(a, b) == pytest.approx(0.0, abs=1e-12)
+    assert normalized_mutual_info(a, 1 - a) == pytest.approx(1.0)
