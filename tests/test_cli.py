@@ -2,9 +2,11 @@ import json
 import subprocess
 import sys
 
+import pytest
 from typer.testing import CliRunner
 
 from rewirekit.cli import app, parse_method
+from rewirekit.datasets import available_offline
 
 runner = CliRunner()
 
@@ -58,11 +60,7 @@ def test_bench_synthetic_json_report_and_plot(tmp_path):
 
 
 def test_diagnose_before_and_after():
-    from rewirekit.datasets import available_offline
-
     if not available_offline("texas"):
-        import pytest
-
         pytest.skip("texas is not in $REWIREKIT_DATA")
     result = runner.invoke(app, ["diagnose", "--dataset", "texas", "--method", "feast:add=10"])
     assert result.exit_code == 0, result.output
