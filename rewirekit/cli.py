@@ -119,7 +119,7 @@ def bench(
     methods = [parse_method(m) for m in (method or (DEMO_METHODS if demo else ["none"]))]
     spec = BenchmarkSpec(datasets=datasets, methods=methods, models=[m.lower() for m in model],
                          split_preset=protocol, num_splits=splits, seeds=tuple(seed),
-                         training_preset=training or ("comfy" if protocol == "comfy" else "jdr"))
+                         training_preset=training or _default_training(protocol))
     with ResultStore(store) as results, RichProgress(err_console) as progress:
         records = run_benchmark(spec, results, progress, num_threads=threads)
     rows = summarize_records(records)
@@ -138,6 +138,54 @@ def bench(
 
 def _describe_size(size: dict[str, int]) -> str:
     return f"N={size['num_nodes']} F={size['num_features']}"
+
+
+@app.command()
+def tune(
+    method: str = typer.Option(..., help="Method to tune (e.g. jdr)."),
+    dataset: str = typer.Option(..., "--dataset", "-d", help="Dataset name."),
+    trials: int = typer.Option(20, min=1, help="Complete trials the study should reach."),
+    protocol: str = typer.Option("sparse", "--protocol", "-p", help="Split preset."),
+    training: Optional[str] = typer.Option(None, help="Training preset (default as in bench)."),
+    model: str = typer.Option("gcn", "--model", "-m"),
+    splits: int = typer.Option(5, min=1, help="Splits per trial (validation mean)."),
+    seed: int = typer.Option(0, help="Seed of the TPE sampler."),
+    store: Path = typer.Option(DEFAULT_STORE, help="SQLite store (rows and the study)."),
+    threads: int = typer.Option(1, min=1, help="Torch threads."),
+) -> None:
+    """Optuna search over a method's published search space, on validation accuracy.
+    Resumable: run it again to continue the same study."""
+    import torch
+
+    from rewirekit.bench.progress import RichProgress
+    from rewirekit.bench.runner import DatasetSpec
+    from rewirekit.bench.store import ResultStore
+    from rewirekit.bench.tuning import tune as run_tuning
+
+    torch.set_num_threads(threads)
+    with ResultStore(store) as results, RichProgress(err_console) as progress:
+        study = run_tuning(method.lower(), DatasetSpec.named(dataset), results, trials=trials,
+                           model=model.lower(), split_preset=protocol, num_splits=splits,
+                           training_preset=training or _default_training(protocol), seed=seed,
+                           progress=progress)
+    done = [t for t in study.trials if t.value is not None]
+    if not done:
+        raise RewireError("no trial finished; check the method's parameters with "
+                          "'rewirekit methods'.")
+    table = Table(title=f"{method} on {dataset}: best of {len(done)} trials "
+                        f"(validation accuracy, {splits} splits)")
+    for col in ("trial", "val acc", "test acc", "parameters"):
+        table.add_column(col, justify="left" if col == "parameters" else "right")
+    for t in sorted(done, key=lambda t: -t.value)[:5]:
+        params = ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
+                           for k, v in t.params.items())
+        table.add_row(str(t.number), f"{100 * t.value:.2f}",
+                      f"{100 * t.user_attrs.get('test_acc', float('nan')):.2f}", params)
+    console.print(table)
+
+
+def _default_training(protocol: str) -> str:
+    return "comfy" if protocol == "comfy" else "jdr"
 
 
 @app.command()
