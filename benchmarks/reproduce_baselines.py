@@ -75,8 +75,8 @@ PAPER: list[PaperRow] = [
 
 #: One line per known mismatch, shown in the table next to rows that do not match.
 MISMATCH_REASONS: dict[tuple[str, str, str], str] = {
-    ("comfy", "gcn", "actor"): "paper value equals 414/1520 correct test nodes, like the other "
-                               "ComFy baselines that are provably single-split accuracies",
+    ("comfy", "gcn", "actor"): "paper value equals 414/1520 correct test nodes, as the other "
+                               "ComFy baselines equal single-split accuracies",
 }
 
 
