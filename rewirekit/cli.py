@@ -55,17 +55,15 @@ def _parse_value(text: str) -> Any:
         return {"true": True, "false": False}.get(text.lower(), text)
 
 
-def _csbm_specs(size: dict[str, int], phis: list[float], seed: int):
+def _csbm_specs(size: dict[str, int], phis: list[float], seed: int) -> list[tuple[float, Any]]:
+    """One ``(phi, DatasetSpec)`` per angle; the store key names every generator parameter."""
     from rewirekit.bench.runner import DatasetSpec
     from rewirekit.datasets import csbm
 
-    specs = {}
-    for phi in phis:
-        key = (f"csbm(n={size['num_nodes']},f={size['num_features']},phi={phi:+.3f},"
-               f"seed={seed})")
-        specs[key] = (phi, DatasetSpec(key, lambda phi=phi: csbm(**size, phi=phi, seed=seed),
-                                       "csbm"))
-    return specs
+    return [(phi, DatasetSpec(f"csbm(n={size['num_nodes']},f={size['num_features']},"
+                              f"phi={phi:+.3f},seed={seed})",
+                              lambda phi=phi: csbm(**size, phi=phi, seed=seed), "csbm"))
+            for phi in phis]
 
 
 @app.command()
@@ -112,11 +110,13 @@ def bench(
         grid = list(CSBM_PHI_GRID) if sweep == "phi" else (phi or [0.0])
         size = PAPER_CSBM if full_size else DEMO_CSBM
         specs = _csbm_specs(size, grid, seed=0)
-        phis = {key: value for key, (value, _) in specs.items()}
-        datasets = [spec for _, spec in specs.values()]
+        phis = {spec.key: value for value, spec in specs}
+        datasets = [spec for _, spec in specs]
     else:
         datasets = [DatasetSpec.named(name) for name in dataset]
     methods = [parse_method(m) for m in (method or (DEMO_METHODS if demo else ["none"]))]
+    if sweep and all(m.name != "none" for m in methods):
+        methods.insert(0, parse_method("none"))  # a sweep compares with the unrewired graph
     spec = BenchmarkSpec(datasets=datasets, methods=methods, models=[m.lower() for m in model],
                          split_preset=protocol, num_splits=splits, seeds=tuple(seed),
                          training_preset=training or _default_training(protocol))
