@@ -75,6 +75,11 @@ class TrainingPreset(ABC):
             split: split preset name; some papers tune per split.
         """
 
+    def keeps_direction(self, dataset: str) -> bool:
+        """Whether the paper trained on ``dataset`` as a directed graph (the runner then
+        symmetrises it only for rewiring methods that need an undirected graph)."""
+        return False
+
     def prepare(self, data: Data, dataset: str, model: str, rewired: bool = False,
                 **options: Any) -> Data:
         """Return ``data`` with features row-normalised if the config says so; nothing else.
@@ -278,6 +283,11 @@ class JDRPreset(TrainingPreset):
     """
 
     name = "jdr"
+    #: The official code never symmetrises these (Actor, and the raw Chameleon/Squirrel graphs).
+    directed_datasets = frozenset({"actor", "chameleon", "squirrel"})
+
+    def keeps_direction(self, dataset: str) -> bool:
+        return _dataset_key(dataset) in self.directed_datasets
 
     def config(self, dataset: str, model: str, *, rewired: bool = False, split: str = "sparse",
                tuned_with: str | None = None) -> TrainConfig:

@@ -17,7 +17,7 @@ from rewirekit.bench.store import ResultStore, RunKey, RunRecord, package_versio
 from rewirekit.bench.training import train_node_classifier
 from rewirekit.datasets import canonical_name, get_split_preset, load, standardize
 from rewirekit.errors import RewireError
-from rewirekit.methods import get_method
+from rewirekit.methods import get_method, method_class
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,10 @@ def run_benchmark(spec: BenchmarkSpec, store: ResultStore, progress: Progress | 
                   *, num_threads: int | None = 1) -> list[RunRecord]:
     """Run every missing row of ``spec`` into ``store``; return all rows of ``spec``.
 
+    Graphs are standardised (:func:`~rewirekit.datasets.standardize`): undirected without
+    self-loops, except where the training preset keeps a dataset directed, as its paper did,
+    and the method accepts directed input.
+
     The training seed of a run is ``1000 * seed + split_id``, so each split trains from
     its own initialisation and the whole grid is reproducible.
 
@@ -105,7 +109,7 @@ def run_benchmark(spec: BenchmarkSpec, store: ResultStore, progress: Progress | 
         progress.start(len(cells) * runs_per_cell)
     versions = package_versions()
     records: list[RunRecord] = []
-    prepared: dict[str, Data] = {}
+    prepared: dict[tuple[str, bool], Data] = {}
     for dataset, model, method in cells:
         keys = [RunKey(dataset.key, split_preset.name, split_id, method.name, method.params_hash,
                        model, spec.training_preset, seed)
@@ -115,10 +119,13 @@ def run_benchmark(spec: BenchmarkSpec, store: ResultStore, progress: Progress | 
             for _ in range(len(keys) - len(missing)):
                 progress.advance(f"{dataset.key} {model} {method.label} (stored)")
         if missing:
-            if dataset.key not in prepared:
-                prepared[dataset.key] = split_preset.prepare(standardize(dataset.load()))
-            for record in _run_cell(prepared[dataset.key], dataset, model, method, missing,
-                                    split_preset, training, versions):
+            undirected = not (training.keeps_direction(dataset.preset_name)
+                              and method_class(method.name).supports_directed)
+            if (dataset.key, undirected) not in prepared:
+                graph = standardize(dataset.load(), undirected=undirected)
+                prepared[dataset.key, undirected] = split_preset.prepare(graph)
+            for record in _run_cell(prepared[dataset.key, undirected], dataset, model, method,
+                                    missing, split_preset, training, versions):
                 store.put(record)
                 if progress is not None:
                     progress.advance(f"{dataset.key} {model} {method.label}")

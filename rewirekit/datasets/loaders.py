@@ -32,7 +32,7 @@ import torch
 from torch_geometric.data import Data, download_url
 from torch_geometric.datasets import (Actor, Amazon, HeterophilousGraphDataset, Planetoid, WebKB,
                                       WikipediaNetwork)
-from torch_geometric.utils import to_undirected
+from torch_geometric.utils import coalesce, to_undirected
 
 from rewirekit.errors import RewireError
 
@@ -177,19 +177,24 @@ def available_offline(name: str) -> bool:
     return source is not None and (source / spec.files).exists()
 
 
-def standardize(data: Data) -> Data:
-    """Return a copy of ``data`` with an undirected, coalesced edge set without self-loops.
+def standardize(data: Data, *, undirected: bool = True) -> Data:
+    """Return a copy of ``data`` with a coalesced edge set without self-loops, undirected
+    unless ``undirected=False`` (then each directed edge is kept once, in its direction).
 
-    Every edge is present in both directions exactly once; edge-level attributes (e.g.
-    ``edge_weight``) follow their edges, averaged where two directions or duplicates merge.
-    Nodes, features, labels and masks are kept as they are.
+    Undirected: every edge is present in both directions exactly once. Edge-level
+    attributes (e.g. ``edge_weight``) follow their edges, averaged where two directions or
+    duplicates merge. Nodes, features, labels and masks are kept as they are.
     """
     out = copy.copy(data)
     keys = [key for key in data.edge_attrs() if key != "edge_index"]
     keep = data.edge_index[0] != data.edge_index[1]
-    out.edge_index, attrs = to_undirected(data.edge_index[:, keep],
-                                          [data[key][keep] for key in keys],
-                                          num_nodes=data.num_nodes, reduce="mean")
+    edge_index, attrs = data.edge_index[:, keep], [data[key][keep] for key in keys]
+    if undirected:
+        out.edge_index, attrs = to_undirected(edge_index, attrs, num_nodes=data.num_nodes,
+                                              reduce="mean")
+    else:
+        out.edge_index, attrs = coalesce(edge_index, attrs, num_nodes=data.num_nodes,
+                                         reduce="mean")
     for key, value in zip(keys, attrs):
         out[key] = value
     return out

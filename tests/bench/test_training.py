@@ -285,3 +285,11 @@ def test_prepare_row_normalises_only_when_configured():
     out = jdr.prepare(data, "citeseer", "gcn")
     assert torch.equal(out.x, torch.tensor([[0.25, 0.75], [0.0, 0.0]]))
     assert torch.equal(data.x, torch.tensor([[1.0, 3.0], [0.0, 0.0]]))
+
+
+def test_only_the_jdr_preset_keeps_the_directed_graphs_of_its_paper():
+    from rewirekit.bench.presets import get_training_preset
+
+    jdr, comfy = get_training_preset("jdr"), get_training_preset("comfy")
+    assert jdr.keeps_direction("Actor") and jdr.keeps_direction("chameleon")
+    assert not jdr.keeps_direction("cora") and not comfy.keeps_direction("actor")

@@ -167,3 +167,9 @@ def test_an_empty_raw_folder_left_by_a_failed_download_is_refilled(tmp_path):
     require_offline("cornell")
     (tmp_path / "cornell" / "raw").mkdir(parents=True)
     assert load("cornell", cache_dir=tmp_path).num_edges == EXPECTED["cornell"][1]
+
+
+def test_standardize_can_keep_direction():
+    data = Data(edge_index=torch.tensor([[0, 0, 1, 2, 2], [1, 1, 2, 2, 0]]), num_nodes=3)
+    out = standardize(data, undirected=False)
+    assert out.edge_index.tolist() == [[0, 1, 2], [1, 2, 0]]
