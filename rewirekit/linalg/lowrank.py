@@ -7,6 +7,8 @@ Spectral rewirings update a sparse adjacency matrix by low-rank terms
 """
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
@@ -46,10 +48,24 @@ class SparsePlusLowRank:
             out += self.basis @ (self.core @ (self.basis.T @ x))
         return out
 
-    def operator(self) -> LinearOperator:
-        """This matrix as a scipy ``LinearOperator`` (for ``eigsh``)."""
-        return LinearOperator(self.shape, matvec=self.matmat, matmat=self.matmat,
-                              rmatvec=self.matmat, rmatmat=self.matmat, dtype=np.float64)
+    def operator(self, dtype: type = np.float64) -> LinearOperator:
+        """This matrix as a float64 scipy ``LinearOperator`` (for ``eigsh``) whose products
+        are computed in ``dtype``: ``float32`` halves the memory traffic of the low-rank
+        part (the bottleneck of Lanczos iterations) at a relative error of about ``1e-7``."""
+        matmat = self.matmat
+        if dtype != np.float64:
+            sparse, basis, core = (self.sparse.astype(dtype), self.basis.astype(dtype),
+                                   self.core.astype(dtype))
+
+            def matmat(x: np.ndarray) -> np.ndarray:
+                x = x.astype(dtype)
+                out = sparse @ x
+                if basis.shape[1]:
+                    out += basis @ (core @ (basis.T @ x))
+                return out.astype(np.float64)
+
+        return LinearOperator(self.shape, matvec=matmat, matmat=matmat, rmatvec=matmat,
+                              rmatmat=matmat, dtype=np.float64)
 
     def add(self, factors: np.ndarray, core: np.ndarray, rtol: float = 1e-12) -> None:
         """Add ``Y C Yᵀ`` (``Y = factors``, ``N×p``; ``C = core``, symmetric ``p×p``).
@@ -75,12 +91,27 @@ class SparsePlusLowRank:
         self.basis = np.hstack([self.basis, left[:, keep]])
 
     def rows(self, start: int, stop: int) -> np.ndarray:
-        """Rows ``start .. stop - 1`` as a dense array (equal to the columns, by symmetry)."""
+        """Rows ``start .. stop - 1`` as a dense float64 array (equal to the columns)."""
         block = self.sparse[start:stop].toarray()
         if self.rank:
             block += (self.basis[start:stop] @ self.core) @ self.basis.T
         return block
 
-    def to_dense(self) -> np.ndarray:
-        """The full ``N×N`` matrix (for small ``N`` only)."""
-        return self.rows(0, self.shape[0])
+    def row_reader(self, dtype: type = np.float64) -> Callable[[int, int], np.ndarray]:
+        """A function ``(start, stop) -> rows`` computing the low-rank part in ``dtype``.
+
+        ``float32`` halves the cost of reading all ``N`` rows (``2 N² q`` flops) at a
+        relative rounding error of about ``1e-7``; the factors are converted once.
+        """
+        if dtype == np.float64:
+            return self.rows
+        left = (self.basis @ self.core).astype(dtype)
+        right = np.ascontiguousarray(self.basis.T, dtype=dtype)
+
+        def read(start: int, stop: int) -> np.ndarray:
+            block = self.sparse[start:stop].toarray().astype(dtype)
+            if self.rank:
+                block += left[start:stop] @ right
+            return block
+
+        return read

@@ -25,7 +25,7 @@ column (weights = kept entries) and the features become
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import scipy.sparse as sp
@@ -41,6 +41,9 @@ from rewirekit.methods.base import RewireOutput, Rewirer, check_seed
 
 SOLVERS = ("auto", "dense", "truncated")
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
+
+#: ARPACK tolerance by precision of the truncated solver's matrix products.
+ARPACK_TOL = {"float32": 1e-6, "float64": 1e-10}
 
 #: ``solver="auto"`` picks the dense solver up to this many nodes, whatever the ranks ...
 DENSE_MAX_NODES = 4096
@@ -96,9 +99,10 @@ class JDR(Rewirer):
 
     Both modes: ``rank_a``/``rank_x`` larger than the node count minus ``offset`` are
     clamped (the official code crashes); ``top_k >= N`` keeps whole columns;
-    ``eta_a = 0`` leaves the graph untouched and ``eta_x1 = 0`` or ``eta_x2 = 0`` the
-    features (like the official ``denoise_A``/``denoise_x`` flags set to ``No``);
-    ``eta_x2`` always mixes with the *original* features.
+    ``eta_a = 0`` returns the input graph and ``eta_x1 = 0`` keeps the features fixed
+    (the official ``denoise_A``/``denoise_x`` set to ``No``); ``eta_x2`` mixes with the
+    *original* features, so ``eta_x2 = 0`` returns them (the graph step still sees the
+    evolving features).
 
     Args:
         num_iterations: :math:`K`, number of denoising iterations (0 changes nothing).
@@ -118,8 +122,9 @@ class JDR(Rewirer):
             ``"truncated"`` (ARPACK on a sparse-plus-low-rank :math:`\tilde A`, never
             ``N×N``), or ``"auto"``: dense up to 4096 nodes or when more than a tenth of
             the spectrum is needed, truncated otherwise.
-        dtype: ``"float32"`` (as the official code) or ``"float64"``, the precision of the
-            dense solver; the truncated solver always works in float64.
+        dtype: ``"float32"`` (as the official code) or ``"float64"``: the precision of the
+            dense solver, and of the truncated solver's matrix products (its Lanczos
+            arithmetic is float64, to relative tolerance 1e-6 resp. 1e-10).
         seed: seed of ARPACK's starting vectors (truncated solver and alignment diagnostic).
 
     The report's ``extra`` holds ``alignment_before``/``alignment_after``,
@@ -230,13 +235,13 @@ class JDR(Rewirer):
                 keep_x = window_x[(lam[window_x].abs() > _tiny(lam, x.shape[0], x.dtype)).numpy()]
                 count_x = int((s[:rank_x] > _tiny(s, max(x.shape), x.dtype)).sum())
             x_new = x
-            if keep_x.size and count_x:
+            if keep_x.size and count_x and self.eta_x1 > 0:
                 pulled = _pull(u[:, :count_x], vectors[:, keep_x], self.eta_x1,
                                sign_shift=offset if faithful else 0)
-                x_new = graph.rebuild_features(x, u, s, vh, pulled, faithful)
+                x_new = graph.rebuild_features(x, u, s, vh, pulled)
             # graph step: leading eigenvectors -> leading singular vectors of X
             cand = candidates[:, :rank_a]
-            if cand.shape[1]:
+            if cand.shape[1] and self.eta_a > 0:
                 graph.replace(window_a, _pull(vectors[:, window_a], cand, self.eta_a))
             x = x_new
         return x, alignment_before
@@ -262,7 +267,7 @@ class JDR(Rewirer):
         select = dict(top_k=self.top_k, threshold=self.eps)
         if not self.faithful:
             select.update(skip_diagonal=True, positive=True)
-        rows, cols, values = blocked_select(graph.columns, n, **select)
+        rows, cols, values = blocked_select(graph.column_reader(), n, **select)
         values = values.astype(np.float64)
         if self.faithful:
             return _directed_edges(n, rows, cols, values)
@@ -328,19 +333,20 @@ class _DenseGraph:
         change = ((new - old) * lam) @ (new + old).T
         self.matrix += 0.5 * (change + change.T)
 
-    @staticmethod
-    def rebuild_features(x: Tensor, u: Tensor, s: Tensor, vh: Tensor, pulled: Tensor,
-                         faithful: bool) -> Tensor:
+    def rebuild_features(self, x: Tensor, u: Tensor, s: Tensor, vh: Tensor, pulled: Tensor
+                         ) -> Tensor:
+        """``X + (Ũ_L − U_L) Σ_L W_Lᵀ`` (faithful: ``Ũ Σ Wᵀ`` from the full SVD)."""
         count = pulled.shape[1]
-        if faithful:  # X = Ũ Σ Wᵀ from the full SVD, as the official code computes it
+        if self.faithful:  # the official floating-point operations
             scaled = torch.zeros(x.shape, dtype=x.dtype)
             scaled[:, :s.numel()] = u[:, :s.numel()] * s
             scaled[:, :count] = pulled * s[:count]
             return scaled @ vh
         return x + ((pulled - u[:, :count]) * s[:count]) @ vh[:count]
 
-    def columns(self, start: int, stop: int) -> np.ndarray:
-        return self.matrix[:, start:stop].T.numpy().astype(np.float64)
+    def column_reader(self) -> Callable[[int, int], np.ndarray]:
+        """Columns of ``Ã`` by blocks, copied as the rows of an array."""
+        return lambda start, stop: np.array(self.matrix[:, start:stop].T.numpy())
 
 
 class _TruncatedGraph:
@@ -354,16 +360,17 @@ class _TruncatedGraph:
     def __init__(self, adjacency: sp.csr_matrix, method: JDR, rng: np.random.Generator) -> None:
         self.matrix = SparsePlusLowRank(adjacency)
         self.abs_ordering = method.abs_ordering
+        self.dtype, self.tol = np.dtype(method.dtype).type, ARPACK_TOL[method.dtype]
         self.rng = rng
         self.sides: tuple[int, int] | None = None
         self.order: np.ndarray | None = None
 
     def leading(self, count: int) -> tuple[Tensor, Tensor]:
-        operator = self.matrix.operator()
+        operator = self.matrix.operator(self.dtype)
         if self.sides is None and self.abs_ordering:
             # largest |λ| first time round, already ordered least -> most leading; remember
             # each pair as the k-th smallest (λ < 0) or k-th largest (λ >= 0) eigenvalue
-            lam, vectors = largest_magnitude_eigenpairs(operator, count, self.rng)
+            lam, vectors = largest_magnitude_eigenpairs(operator, count, self.rng, self.tol)
             low = lam < 0
             self.sides = (int(low.sum()), int((~low).sum()))
             self.order = np.empty(count, dtype=np.int64)  # index into [lows asc, highs asc]
@@ -373,7 +380,7 @@ class _TruncatedGraph:
         else:
             if self.sides is None:
                 self.sides, self.order = (0, count), np.arange(count)
-            lam, vectors = extreme_eigenpairs(operator, *self.sides, self.rng)
+            lam, vectors = extreme_eigenpairs(operator, *self.sides, self.rng, self.tol)
             lam, vectors = lam[self.order], vectors[:, self.order]
         self.lam, self.vectors = torch.from_numpy(lam), torch.from_numpy(vectors)
         return self.lam, self.vectors
@@ -386,13 +393,14 @@ class _TruncatedGraph:
         self.matrix.add(np.hstack([old, diff]), core)
 
     @staticmethod
-    def rebuild_features(x: Tensor, u: Tensor, s: Tensor, vh: Tensor, pulled: Tensor,
-                         faithful: bool) -> Tensor:
+    def rebuild_features(x: Tensor, u: Tensor, s: Tensor, vh: Tensor, pulled: Tensor) -> Tensor:
+        """``X + (Ũ_L − U_L) Σ_L W_Lᵀ``."""
         count = pulled.shape[1]
         return x + ((pulled - u[:, :count]) * s[:count]) @ vh[:count]
 
-    def columns(self, start: int, stop: int) -> np.ndarray:
-        return self.matrix.rows(start, stop)
+    def column_reader(self) -> Callable[[int, int], np.ndarray]:
+        """Columns of ``Ã`` by blocks (its rows, by symmetry), low-rank part in ``dtype``."""
+        return self.matrix.row_reader(self.dtype)
 
 
 # -- helpers --------------------------------------------------------------------------
