@@ -16,7 +16,7 @@ from scipy.sparse.linalg import LinearOperator, aslinearoperator, eigsh, svds
 ARPACK_TOL = 1e-10
 
 #: Dense SVD is used when at least this fraction of the singular triplets is wanted.
-DENSE_SVD_FRACTION = 0.2
+DENSE_SVD_FRACTION = 0.05
 
 
 def extreme_eigenpairs(operator: LinearOperator, n_low: int, n_high: int,

@@ -190,7 +190,7 @@ class JDR(Rewirer):
         out_x = None
         if change_x and iterations:
             out_x = ((1 - self.eta_x2) * x0 + self.eta_x2 * x).to(_float_dtype(data.x))
-        final_x = x0 if out_x is None else out_x.to(torch.float64)
+        final_x = x0 if out_x is None else out_x.to(dtype)
         after = self._alignment_of_output(out_edges, final_x, min(rank_a, rank_x), rng)
         extra: dict[str, Any] = {
             "alignment_before": alignment_before, "alignment_after": after, "solver": solver,
