@@ -116,8 +116,9 @@ from the resumable store `runs/baselines.db`; `--stored-only` re-tabulates witho
   over 10 splits). Chameleon uses the geom-gcn edges, as the raw edge files the JDR paper
   used are not available offline; their directions differ from the raw graph's, so it is
   made undirected (kept directed, GCN falls to 45.7 over 30 splits).
-- "matches" means the two intervals overlap. n is our number of splits (100 where finished;
-  Computers/Photo 10 because one GCN run takes minutes on one CPU thread).
+- "matches" means the two intervals overlap. n is our number of splits: the target is 100
+  (10 on Computers/Photo, where one run takes minutes on one CPU thread); rows below it
+  were cut short by the session's time and continue on the next run of the script.
 
 """
 
