@@ -10,7 +10,7 @@ from typing import Iterable
 import numpy as np
 from rich.table import Table
 
-from rewirekit.bench.stats import paired_comparison, summarize
+from rewirekit.bench.stats import PairedComparison, paired_comparison, summarize
 from rewirekit.bench.store import RunRecord
 
 
@@ -72,14 +72,7 @@ class PairedRow:
     model: str
     method: str
     baseline: str
-    n: int
-    mean_diff: float
-    ci_low: float
-    ci_high: float
-    p_value: float
-    wins: int
-    losses: int
-    ties: int
+    comparison: PairedComparison
 
 
 def compare_to_baseline(records: Iterable[RunRecord], baseline: str = "none") -> list[PairedRow]:
@@ -100,10 +93,8 @@ def compare_to_baseline(records: Iterable[RunRecord], baseline: str = "none") ->
             shared = sorted(set(accs) & set(base))
             if method == baseline or len(shared) < 2:
                 continue
-            c = paired_comparison([accs[s] for s in shared], [base[s] for s in shared])
-            rows.append(PairedRow(dataset, split, training, model, method, baseline, c.n,
-                                  c.mean_diff, c.ci_low, c.ci_high, c.p_value, c.wins,
-                                  c.losses, c.ties))
+            comparison = paired_comparison([accs[s] for s in shared], [base[s] for s in shared])
+            rows.append(PairedRow(dataset, split, training, model, method, baseline, comparison))
     return rows
 
 
@@ -114,9 +105,10 @@ def to_paired_table(rows: list[PairedRow]) -> Table:
     for col in ("dataset", "split", "model", "method", "vs", "n", "Δ (95% CI)", "p", "W/L/T"):
         table.add_column(col, justify="left" if col in ("dataset", "method", "vs") else "right")
     for r in rows:
-        table.add_row(r.dataset, r.split_preset, r.model, r.method, r.baseline, str(r.n),
-                      f"{r.mean_diff:+.2f} [{r.ci_low:+.2f}, {r.ci_high:+.2f}]",
-                      f"{r.p_value:.3g}", f"{r.wins}/{r.losses}/{r.ties}")
+        c = r.comparison
+        table.add_row(r.dataset, r.split_preset, r.model, r.method, r.baseline, str(c.n),
+                      f"{c.mean_diff:+.2f} [{c.ci_low:+.2f}, {c.ci_high:+.2f}]",
+                      f"{c.p_value:.3g}", f"{c.wins}/{c.losses}/{c.ties}")
     return table
 
 

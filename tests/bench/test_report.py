@@ -26,10 +26,11 @@ def test_summary_rows_group_by_method_and_parameters():
 
 def test_paired_comparison_sees_a_constant_gain():
     (row,) = compare_to_baseline(_records(), "none")
-    assert row.method == "random(add=5)" and row.baseline == "none" and row.n == 5
-    assert row.mean_diff == pytest.approx(2.0)
-    assert row.ci_low == pytest.approx(2.0) and row.ci_high == pytest.approx(2.0)
-    assert (row.wins, row.losses, row.ties) == (5, 0, 0)
+    c = row.comparison
+    assert row.method == "random(add=5)" and row.baseline == "none" and c.n == 5
+    assert c.mean_diff == pytest.approx(2.0)
+    assert c.ci_low == pytest.approx(2.0) and c.ci_high == pytest.approx(2.0)
+    assert (c.wins, c.losses, c.ties) == (5, 0, 0)
 
 
 def test_paired_comparison_needs_the_baseline():
