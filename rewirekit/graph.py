@@ -58,6 +58,14 @@ def pair_keys(src: np.ndarray, dst: np.ndarray, num_nodes: int) -> np.ndarray:
     return src.astype(np.int64) * num_nodes + dst.astype(np.int64)
 
 
+def sorted_contains(sorted_keys: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    """Membership of ``queries`` in the sorted array ``sorted_keys``, by binary search."""
+    if sorted_keys.size == 0:
+        return np.zeros(queries.shape, dtype=bool)
+    pos = np.searchsorted(sorted_keys, queries).clip(max=sorted_keys.size - 1)
+    return sorted_keys[pos] == queries
+
+
 def canonical_pairs(src: np.ndarray, dst: np.ndarray, directed: bool) -> tuple[np.ndarray, np.ndarray]:
     """Order each pair as ``(min, max)`` unless the graph is directed."""
     if directed:
@@ -104,11 +112,6 @@ def validate_data(data: Data) -> None:
     if x is not None and x.is_floating_point() and not torch.isfinite(x).all():
         raise RewireError("data.x contains NaN or inf; impute or drop them first "
                           "(e.g. data.x = torch.nan_to_num(data.x)).")
-
-
-def is_undirected(data: Data) -> bool:
-    """Whether every edge ``(u, v)`` has its reverse ``(v, u)`` with the same weight."""
-    return _is_symmetric(to_scipy(data))
 
 
 def _is_symmetric(matrix) -> bool:

@@ -12,7 +12,7 @@ from scipy.sparse.csgraph import minimum_spanning_tree
 from torch_geometric.data import Data
 
 from rewirekit.errors import RewireError
-from rewirekit.graph import EdgeSet, apply_edits, pair_keys
+from rewirekit.graph import EdgeSet, apply_edits, pair_keys, sorted_contains
 from rewirekit.methods.base import RewireOutput, Rewirer, check_budget, check_seed
 
 #: Candidate pair sets up to this size are enumerated; larger ones are rejection-sampled.
@@ -72,13 +72,6 @@ def removable_in_order(edges: EdgeSet, candidates: np.ndarray) -> np.ndarray:
     kept = np.isin(pair_keys(edges.src[candidates], edges.dst[candidates], n),
                    pair_keys(lo, hi, n), assume_unique=True)
     return candidates[~kept]
-
-
-def _sorted_contains(sorted_keys: np.ndarray, queries: np.ndarray) -> np.ndarray:
-    if sorted_keys.size == 0:
-        return np.zeros(queries.shape, dtype=bool)
-    pos = np.searchsorted(sorted_keys, queries).clip(max=sorted_keys.size - 1)
-    return sorted_keys[pos] == queries
 
 
 def _community_layout(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -144,7 +137,7 @@ def sample_community_non_edges(edges: EdgeSet, labels: np.ndarray, count: int, i
             ok = labels[u] != labels[v]
         lo, hi = np.minimum(u, v)[ok], np.maximum(u, v)[ok]
         keys = lo * n + hi
-        keys = keys[~_sorted_contains(existing, keys)]
+        keys = keys[~sorted_contains(existing, keys)]
         keys = np.concatenate([chosen, keys])
         _, first = np.unique(keys, return_index=True)
         chosen = keys[np.sort(first)][:count]

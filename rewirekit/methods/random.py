@@ -5,14 +5,15 @@ import numpy as np
 from torch_geometric.data import Data
 
 from rewirekit.errors import RewireError
-from rewirekit.graph import EdgeSet, apply_edits, canonical_pairs
+from rewirekit.graph import EdgeSet, apply_edits, canonical_pairs, sorted_contains
 from rewirekit.methods.base import RewireOutput, Rewirer, check_budget, check_seed
 
 #: Below this many possible pairs, non-edges are enumerated instead of rejection-sampled.
 _ENUMERATE_BELOW = 4_000_000
 
 
-def sample_non_edges(edges: EdgeSet, count: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def sample_non_edges(edges: EdgeSet, count: int,
+                     rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Draw ``count`` distinct non-edges uniformly at random, without self-loops.
 
     Small or dense graphs enumerate the complement; large sparse graphs draw node
@@ -37,7 +38,7 @@ def sample_non_edges(edges: EdgeSet, count: int, rng: np.random.Generator) -> tu
             src, dst = canonical_pairs(rng.integers(0, n, draws), rng.integers(0, n, draws),
                                        edges.directed)
             keys = (src * n + dst)[src != dst]
-            keys = keys[~_sorted_contains(existing, keys)]
+            keys = keys[~sorted_contains(existing, keys)]
             keys = np.concatenate([chosen, keys])
             _, first = np.unique(keys, return_index=True)
             chosen = keys[np.sort(first)][:count]
@@ -49,13 +50,6 @@ def _all_pairs(n: int, directed: bool) -> tuple[np.ndarray, np.ndarray]:
     if directed:
         src, dst = np.concatenate([src, dst]), np.concatenate([dst, src])
     return src.astype(np.int64), dst.astype(np.int64)
-
-
-def _sorted_contains(sorted_keys: np.ndarray, queries: np.ndarray) -> np.ndarray:
-    if sorted_keys.size == 0:
-        return np.zeros(queries.shape, dtype=bool)
-    pos = np.searchsorted(sorted_keys, queries).clip(max=sorted_keys.size - 1)
-    return sorted_keys[pos] == queries
 
 
 class RandomRewirer(Rewirer):
