@@ -47,7 +47,8 @@ def main() -> None:
     for name in args.datasets:
         settings, data = PAPER_SETTINGS[name], load_dataset(name)
         t_official = best_of(args.repeat, lambda: run_official(official, data, settings))
-        t_clean = best_of(args.repeat, lambda: rewirekit.rewire(data, "jdr", **jdr_params(settings)))
+        t_clean = best_of(args.repeat,
+                          lambda: rewirekit.rewire(data, "jdr", **jdr_params(settings)))
         t_faithful = best_of(args.repeat, lambda: rewirekit.rewire(
             data, "jdr", **jdr_params(settings, faithful=True, solver="dense")))
         print(f"{name:<10} {t_official:>8.1f}s {t_clean:>7.1f}s {t_official / t_clean:>5.1f}x "

@@ -1,6 +1,7 @@
 """Exactness of rewirekit's JDR against the official implementation (jlinki/JDR).
 
-    git -C <bare clone of jlinki/JDR> worktree add /tmp/JDR HEAD   # or: git archive HEAD | tar x -C /tmp/JDR
+    git -C <bare clone of jlinki/JDR> worktree add /tmp/JDR HEAD
+    # or: mkdir /tmp/JDR && git -C <clone> archive HEAD | tar x -C /tmp/JDR
     REWIREKIT_DATA=/work/shared/datasets python benchmarks/jdr_vs_official.py /tmp/JDR
     python benchmarks/jdr_vs_official.py /tmp/JDR --datasets cora --noise-floor
 
@@ -74,7 +75,8 @@ def load_dataset(name: str) -> Data:
     from rewirekit.datasets import load, standardize
 
     os.environ.setdefault("REWIREKIT_DATA", "/work/shared/datasets")
-    cache = os.environ.get("REWIREKIT_CACHE") or os.path.join(tempfile.gettempdir(), "rewirekit-bench")
+    cache = (os.environ.get("REWIREKIT_CACHE")
+             or os.path.join(tempfile.gettempdir(), "rewirekit-bench"))
     data = standardize(load(name, cache_dir=cache))
     if PAPER_SETTINGS[name]["normalize"]:
         data = T.NormalizeFeatures()(data)
@@ -198,14 +200,15 @@ def main() -> None:
             noise = torch.randn(data.x.shape, generator=torch.Generator().manual_seed(0))
             noisy.x = data.x * (1 + 1e-7 * noise)
             perturbed, _ = run_official(official, noisy, settings)
-            differ, weight_err = compare_graphs(n, reference,
-                                                (perturbed.edge_index, perturbed.edge_attr.reshape(-1)))
+            perturbed_graph = (perturbed.edge_index, perturbed.edge_attr.reshape(-1))
+            differ, weight_err = compare_graphs(n, reference, perturbed_graph)
             print(f"noise floor, official vs official on x·(1 + 1e-7·noise): {differ} edges "
                   f"differ; max rel. error of weights {weight_err:.3g}, of features "
                   f"{feature_error(ref.x, perturbed.x):.3g}")
             clean_perturbed = rewirekit.rewire(noisy, "jdr", **jdr_params(settings))
-            differ, weight_err = compare_graphs(n, (clean.edge_index, clean.edge_weight),
-                                                (clean_perturbed.edge_index, clean_perturbed.edge_weight))
+            differ, weight_err = compare_graphs(
+                n, (clean.edge_index, clean.edge_weight),
+                (clean_perturbed.edge_index, clean_perturbed.edge_weight))
             print(f"noise floor, clean vs clean on the same perturbed x: {differ} of "
                   f"{clean.edge_index.size(1)} directed edges differ; max rel. error of weights "
                   f"{weight_err:.3g}, of features {feature_error(clean.x, clean_perturbed.x):.3g}")

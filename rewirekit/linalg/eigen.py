@@ -60,7 +60,8 @@ def _eigsh(operator: LinearOperator, count: int, which: str, rng: np.random.Gene
 
 
 def top_singular_triplets(x: torch.Tensor, count: int, rng: np.random.Generator,
-                          tol: float = ARPACK_TOL) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+                          tol: float = ARPACK_TOL
+                          ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """The ``count`` largest singular triplets of a dense matrix, in descending order.
 
     Uses a dense thin SVD when ``count`` is a sizeable fraction of ``min(x.shape)``

@@ -75,8 +75,9 @@ def _top_k_mask(block: np.ndarray, k: int) -> np.ndarray:
     return keep | at_cut
 
 
-def blocked_select(columns: Callable[[int, int], np.ndarray], n: int, *, block_size: int | None = None,
-                   **select) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def blocked_select(columns: Callable[[int, int], np.ndarray], n: int, *,
+                   block_size: int | None = None, **select
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Run :func:`select_block` over all ``n`` columns, ``block_size`` columns at a time.
 
     Args:

@@ -167,7 +167,8 @@ class JDR(Rewirer):
     def _rewire(self, data: Data, edges: EdgeSet) -> RewireOutput:
         n = edges.num_nodes
         if data.x.dim() != 2:
-            raise RewireError(f"JDR needs a 2-d feature matrix data.x, got shape {tuple(data.x.shape)}.")
+            raise RewireError("JDR needs a 2-d feature matrix data.x, got shape "
+                              f"{tuple(data.x.shape)}.")
         if self.offset >= n:
             raise RewireError(f"offset={self.offset} skips every eigenvector of a graph with {n} "
                               "nodes; use an offset smaller than the number of nodes.")
@@ -281,7 +282,8 @@ class JDR(Rewirer):
             matrix = 0.5 * (matrix + matrix.T)
         count = span + self.offset
         if count >= DENSE_MIN_FRACTION * n or count >= n - 1:
-            lam, vectors = torch.linalg.eigh(torch.from_numpy(matrix.toarray()).to(DTYPES[self.dtype]))
+            dense = torch.from_numpy(matrix.toarray()).to(DTYPES[self.dtype])
+            lam, vectors = torch.linalg.eigh(dense)
             order = (torch.sort(lam.abs(), stable=True).indices if self.abs_ordering
                      else torch.arange(n))
             vectors = vectors[:, order[n - count:]]
@@ -411,7 +413,8 @@ def _largest_eigenpairs(matrix: sp.spmatrix, count: int, rng: np.random.Generato
 
 def _pull(vectors: Tensor, candidates: Tensor, eta: float, sign_shift: int = 0) -> Tensor:
     r"""Move each column :math:`v` of ``vectors`` towards the candidate :math:`c` with the
-    largest :math:`|\langle v, c\rangle|`: :math:`(1-\eta) v + \eta\,\mathrm{sign}\langle v, c\rangle c`.
+    largest :math:`|\langle v, c\rangle|`:
+    :math:`(1-\eta) v + \eta\,\mathrm{sign}\langle v, c\rangle c`.
 
     ``sign_shift`` reads the sign ``sign_shift`` candidates earlier (cyclically), the
     official feature step's behaviour when ``offset > 0``. Ties go to the first candidate.

@@ -19,7 +19,8 @@ def weighted_graph(n: int = 40, f: int = 12, p: float = 0.3, seed: int = 0) -> D
     rng = np.random.default_rng(seed)
     upper = np.triu(rng.random((n, n)) < p, k=1)
     src, dst = np.nonzero(upper)
-    ei, w = to_undirected(torch.tensor(np.stack([src, dst])), torch.tensor(rng.random(src.size) + 0.5))
+    weight = torch.tensor(rng.random(src.size) + 0.5)
+    ei, w = to_undirected(torch.tensor(np.stack([src, dst])), weight)
     x = torch.tensor(rng.standard_normal((n, f)))
     return Data(x=x, edge_index=ei, edge_weight=w, y=torch.zeros(n, dtype=torch.long))
 
@@ -141,7 +142,8 @@ def test_zero_rates_and_zero_iterations_change_nothing():
     nothing = rewirekit.rewire(data, "jdr", num_iterations=0)
     report = nothing.rewire_report
     assert report.edges_added == report.edges_removed == 0 and not report.features_changed
-    assert report.extra["alignment_before"] == pytest.approx(report.extra["alignment_after"], rel=1e-4)
+    before, after = report.extra["alignment_before"], report.extra["alignment_after"]
+    assert before == pytest.approx(after, rel=1e-4)
 
 
 def test_ranks_beyond_the_graph_are_clamped():
