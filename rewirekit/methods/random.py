@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 from torch_geometric.data import Data
 
-from rewirekit.errors import RewireError
 from rewirekit.graph import EdgeSet, apply_edits, canonical_pairs, sorted_contains
-from rewirekit.methods.base import RewireOutput, Rewirer, check_budget, check_seed
+from rewirekit.methods.base import (RewireOutput, Rewirer, check_budget, check_feasible,
+                                    check_seed)
 
 #: Below this many possible pairs, non-edges are enumerated instead of rejection-sampled.
 _ENUMERATE_BELOW = 4_000_000
@@ -22,10 +22,8 @@ def sample_non_edges(edges: EdgeSet, count: int,
     Raises :class:`RewireError` if fewer than ``count`` non-edges exist.
     """
     n = edges.num_nodes
+    check_feasible(edges, add=count)
     available = edges.max_pairs - edges.num_pairs
-    if count > available:
-        raise RewireError(f"cannot add {count} edges: the graph has only {available} non-edges; "
-                          "lower the add budget.")
     existing = edges.keys
     if edges.max_pairs <= _ENUMERATE_BELOW or available <= 4 * count:
         src, dst = _all_pairs(n, edges.directed)
@@ -76,9 +74,7 @@ class RandomRewirer(Rewirer):
         self.seed = check_seed(seed)
 
     def _rewire(self, data: Data, edges: EdgeSet) -> RewireOutput:
-        if self.delete > edges.num_pairs:
-            raise RewireError(f"cannot delete {self.delete} edges: the graph has only "
-                              f"{edges.num_pairs}; lower the delete budget.")
+        check_feasible(edges, self.add, self.delete)
         rng = np.random.default_rng(self.seed)
         removed = rng.choice(edges.num_pairs, size=self.delete, replace=False)
         add_src, add_dst = sample_non_edges(edges, self.add, rng)

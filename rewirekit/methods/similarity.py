@@ -21,21 +21,12 @@ from torch_geometric.data import Data
 from rewirekit.errors import RewireError
 from rewirekit.graph import EdgeSet, apply_edits
 from rewirekit.linalg.similarity import normalized_rows, pair_similarity, top_similar_pairs
-from rewirekit.methods.base import RewireOutput, Rewirer, check_budget, check_seed
+from rewirekit.methods.base import (RewireOutput, Rewirer, check_budget, check_feasible,
+                                    check_seed)
 from rewirekit.methods.community import detect_communities
 
 #: ``budget(total, size_i, size_j, sum_of_products) -> per-pair budgets`` (int64 arrays).
 BudgetRule = Callable[[int, np.ndarray, np.ndarray, int], np.ndarray]
-
-
-def _check_feasible(edges: EdgeSet, add: int, delete: int) -> None:
-    free = edges.max_pairs - edges.num_pairs
-    if add > free:
-        raise RewireError(f"cannot add {add} edges: the graph has only {free} non-edges; "
-                          "lower the add budget.")
-    if delete > edges.num_pairs:
-        raise RewireError(f"cannot delete {delete} edges: the graph has only {edges.num_pairs}; "
-                          "lower the delete budget.")
 
 
 def similarity_rewire(edges: EdgeSet, xn: np.ndarray, labels: np.ndarray, add: int, delete: int,
@@ -158,7 +149,7 @@ class FeaSt(Rewirer):
         self.delete = check_budget("delete", delete)
 
     def _rewire(self, data: Data, edges: EdgeSet) -> RewireOutput:
-        _check_feasible(edges, self.add, self.delete)
+        check_feasible(edges, self.add, self.delete)
         labels = np.zeros(edges.num_nodes, dtype=np.int64)
         new, extra = similarity_rewire(edges, normalized_rows(data.x), labels, self.add,
                                        self.delete, _whole_budget)
@@ -217,7 +208,7 @@ class ComFy(Rewirer):
         self.rounding = rounding
 
     def _rewire(self, data: Data, edges: EdgeSet) -> RewireOutput:
-        _check_feasible(edges, self.add, self.delete)
+        check_feasible(edges, self.add, self.delete)
         labels = detect_communities(edges, seed=self.seed)
         new, extra = similarity_rewire(edges, normalized_rows(data.x), labels, self.add,
                                        self.delete, _proportional(self.rounding))

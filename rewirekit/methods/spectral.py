@@ -21,7 +21,8 @@ from torch_geometric.data import Data
 
 from rewirekit.errors import RewireError
 from rewirekit.graph import EdgeSet, apply_edits, pair_keys
-from rewirekit.methods.base import RewireOutput, Rewirer, check_budget, check_seed
+from rewirekit.methods.base import (RewireOutput, Rewirer, check_budget, check_feasible,
+                                    check_seed)
 from rewirekit.methods.community import removable_in_order
 
 #: Graphs up to this many nodes use a dense symmetric eigensolver; larger ones ARPACK.
@@ -207,10 +208,7 @@ class ProxyAdd(_Proxy):
         self.update_period = int(update_period)
 
     def _rewire(self, data: Data, edges: EdgeSet) -> RewireOutput:
-        free = edges.max_pairs - edges.num_pairs
-        if self.add > free:
-            raise RewireError(f"cannot add {self.add} edges: the graph has only {free} non-edges; "
-                              "lower the add budget.")
+        check_feasible(edges, add=self.add)
         n, maximize = edges.num_nodes, self.objective == "max"
         nbrs = _Neighbours(n, edges.src, edges.dst)
         added_u: list[int] = []
@@ -269,9 +267,7 @@ class ProxyDelete(_Proxy):
         self.update_period = int(update_period)
 
     def _rewire(self, data: Data, edges: EdgeSet) -> RewireOutput:
-        if self.delete > edges.num_pairs:
-            raise RewireError(f"cannot delete {self.delete} edges: the graph has only "
-                              f"{edges.num_pairs}; lower the delete budget.")
+        check_feasible(edges, delete=self.delete)
         n, maximize = edges.num_nodes, self.objective == "max"
         alive = np.arange(edges.num_pairs)  # positions (into edges.src) still present
         removed: list[np.ndarray] = []
@@ -330,10 +326,7 @@ class FoSR(Rewirer):
         self.seed = check_seed(seed)
 
     def _rewire(self, data: Data, edges: EdgeSet) -> RewireOutput:
-        free = edges.max_pairs - edges.num_pairs
-        if self.add > free:
-            raise RewireError(f"cannot add {self.add} edges: the graph has only {free} non-edges; "
-                              "lower the add budget.")
+        check_feasible(edges, add=self.add)
         n = edges.num_nodes
         rows = np.concatenate([edges.src, edges.dst, edges.self_loops])
         cols = np.concatenate([edges.dst, edges.src, edges.self_loops])

@@ -13,15 +13,6 @@ from rewirekit.models import build_model
 FAST = TrainConfig(max_epochs=300, patience=30)
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    """These graphs are tiny: extra threads only add contention on a shared machine."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 def _clusters(num_classes=3, size=30, seed=0, signal=1.5):
     """Dense clusters (one per class), few edges between them, class-informative features."""
     gen = torch.Generator().manual_seed(seed)

@@ -13,15 +13,6 @@ from rewirekit.models.gnn import feature_dropout
 GRAPH_MODELS = [name for name in list_models() if name != "mlp"]
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    """These graphs are tiny: extra threads only add contention on a shared machine."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 @pytest.fixture
 def graph():
     gen = torch.Generator().manual_seed(0)
