@@ -161,18 +161,19 @@ _JDR_TRAINING: dict[str, dict[str, dict[str, Any]]] = {
     },
 }
 
-# JDR hyperparameters: K iterations, L_A / L_X leading eigen-/singular vectors, interpolation
-# rates eta_A (graph), eta_X1 (feature vectors), eta_X2 (final feature mix), top-A_k entries
-# kept per column, ordering by |eigenvalue|, eigenvector offset. Keyed by the section name
-# without the model prefix; a key with the model prefix (``gprgnn_denoise``) wins over it.
-_JDR_DEFAULTS = {"K": 10, "L_A": 100, "L_X": 100, "eta_A": 0.1, "eta_X1": 0.1, "eta_X2": 0.1,
-                 "A_k": 64, "abs_ordering": False, "offset": 0}
+# JDR hyperparameters, as keyword arguments of :class:`~rewirekit.methods.jdr.JDR`: K
+# iterations, L_A / L_X leading eigen-/singular vectors, interpolation rates eta_A (graph),
+# eta_X1 (feature vectors), eta_X2 (final feature mix), top-A_k entries kept per column,
+# ordering by |eigenvalue|, eigenvector offset. Keyed by the section name without the model
+# prefix; a key with the model prefix (``gprgnn_denoise``) wins over it.
+_JDR_DEFAULTS = {"num_iterations": 10, "rank_a": 100, "rank_x": 100, "eta_a": 0.1,
+                 "eta_x1": 0.1, "eta_x2": 0.1, "top_k": 64, "abs_ordering": False, "offset": 0}
 
 
 def _jdr(K: int, L_A: int, L_X: int, eta_A: float, eta_X1: float, eta_X2: float,
          abs_ordering: bool = False) -> dict[str, Any]:
-    return {**_JDR_DEFAULTS, "K": K, "L_A": L_A, "L_X": L_X, "eta_A": eta_A, "eta_X1": eta_X1,
-            "eta_X2": eta_X2, "abs_ordering": abs_ordering}
+    return {**_JDR_DEFAULTS, "num_iterations": K, "rank_a": L_A, "rank_x": L_X, "eta_a": eta_A,
+            "eta_x1": eta_X1, "eta_x2": eta_X2, "abs_ordering": abs_ordering}
 
 
 _JDR_REWIRING: dict[str, dict[str, dict[str, Any]]] = {
@@ -320,9 +321,11 @@ class JDRPreset(TrainingPreset):
                         tuned_with: str | None = None) -> dict[str, Any]:
         """JDR's hyperparameters for this dataset, model and split (the paper's tuned values).
 
-        Keys: ``K, L_A, L_X, eta_A, eta_X1, eta_X2, A_k, abs_ordering, offset``; values the
-        official yaml leaves out are the official defaults (``K=10, L_A=L_X=100``, all rates
-        0.1, ``A_k=64``, no abs ordering, offset 0). Unknown datasets get the defaults.
+        Keys are keyword arguments of :class:`~rewirekit.methods.jdr.JDR` (``num_iterations``
+        = K, ``rank_a`` = L_A, ``rank_x`` = L_X, ``eta_a``, ``eta_x1``, ``eta_x2``, ``top_k`` =
+        A_k, ``abs_ordering``, ``offset``); values the official yaml leaves out are the official
+        defaults (K=10, L_A=L_X=100, all rates 0.1, A_k=64, no abs ordering, offset 0).
+        Unknown datasets get the defaults.
         """
         section = self.section(dataset, model, rewired=True, split=split, tuned_with=tuned_with)
         table = _JDR_REWIRING.get(_dataset_key(dataset), {})

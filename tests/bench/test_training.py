@@ -8,6 +8,7 @@ from rewirekit.bench import (TrainConfig, get_training_preset, list_training_pre
                              train_node_classifier)
 from rewirekit.bench.training import _param_groups, _Tracker
 from rewirekit.errors import RewireError
+from rewirekit.methods import get_method
 from rewirekit.models import build_model
 
 FAST = TrainConfig(max_epochs=300, patience=30)
@@ -235,16 +236,17 @@ def test_jdr_rewired_sections_have_their_own_training_settings():
 def test_jdr_rewiring_params():
     jdr = get_training_preset("jdr")
     cora = jdr.rewiring_params("cora", "gcn", "sparse")
-    assert (cora["K"], cora["L_A"], cora["L_X"]) == (10, 1853, 38)
-    assert cora["eta_A"] == pytest.approx(0.066, abs=1e-3)
-    assert (cora["A_k"], cora["abs_ordering"], cora["offset"]) == (64, False, 0)
-    assert jdr.rewiring_params("cora", "gcn", "dense")["L_A"] == 1857
-    assert jdr.rewiring_params("cora", "gprgnn", "dense")["L_A"] == 1467
-    assert jdr.rewiring_params("chameleon", "gprgnn", "dense")["L_A"] == 31
-    assert jdr.rewiring_params("chameleon", "gprgnn", tuned_with="gcn")["L_A"] == 41
+    assert (cora["num_iterations"], cora["rank_a"], cora["rank_x"]) == (10, 1853, 38)
+    assert cora["eta_a"] == pytest.approx(0.066, abs=1e-3)
+    assert (cora["top_k"], cora["abs_ordering"], cora["offset"]) == (64, False, 0)
+    get_method("jdr", **cora)  # the keys are JDR's keyword arguments
+    assert jdr.rewiring_params("cora", "gcn", "dense")["rank_a"] == 1857
+    assert jdr.rewiring_params("cora", "gprgnn", "dense")["rank_a"] == 1467
+    assert jdr.rewiring_params("chameleon", "gprgnn", "dense")["rank_a"] == 31
+    assert jdr.rewiring_params("chameleon", "gprgnn", tuned_with="gcn")["rank_a"] == 41
     assert jdr.rewiring_params("squirrel", "gcn", "dense")["abs_ordering"]
     assert not jdr.rewiring_params("texas", "gcn", "dense")["abs_ordering"]
-    assert jdr.rewiring_params("wisconsin", "gcn")["L_A"] == 100
+    assert jdr.rewiring_params("wisconsin", "gcn")["rank_a"] == 100
 
 
 def test_unknown_dataset_falls_back_to_defaults():
