@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from jdr_vs_official import (PAPER_SETTINGS, jdr_params, load_dataset, load_official,
+from jdr_vs_official import (PAPER_SPLITS, load_dataset, load_official, paper_settings,
                              run_official, set_threads)
 
 
@@ -34,7 +34,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("official_dir", help="root of a jlinki/JDR checkout (with src/)")
     parser.add_argument("--datasets", nargs="+", default=["cora", "citeseer", "chameleon"],
-                        choices=sorted(PAPER_SETTINGS))
+                        choices=sorted(PAPER_SPLITS))
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=1)
     args = parser.parse_args()
@@ -45,12 +45,12 @@ def main() -> None:
     print(f"threads={args.threads}, best of {args.repeat}")
     print(f"{'dataset':<10} {'official':>9} {'clean':>8} {'ratio':>6} {'faithful':>9} {'ratio':>6}")
     for name in args.datasets:
-        settings, data = PAPER_SETTINGS[name], load_dataset(name)
+        settings, data = paper_settings(name)[0], load_dataset(name)
         t_official = best_of(args.repeat, lambda: run_official(official, data, settings))
         t_clean = best_of(args.repeat,
-                          lambda: rewirekit.rewire(data, "jdr", **jdr_params(settings)))
+                          lambda: rewirekit.rewire(data, "jdr", **settings))
         t_faithful = best_of(args.repeat, lambda: rewirekit.rewire(
-            data, "jdr", **jdr_params(settings, faithful=True, solver="dense")))
+            data, "jdr", **settings, faithful=True, solver="dense"))
         print(f"{name:<10} {t_official:>8.1f}s {t_clean:>7.1f}s {t_official / t_clean:>5.1f}x "
               f"{t_faithful:>8.1f}s {t_official / t_faithful:>5.1f}x", flush=True)
 

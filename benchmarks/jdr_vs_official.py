@@ -40,6 +40,7 @@ import sys
 import tempfile
 import time
 import types
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -47,20 +48,18 @@ import torch
 import torch_geometric.transforms as T
 from torch_geometric.data import Data
 
-#: Official yaml settings (GCN-tuned): K, L_A, L_X, eta_A, eta_X1, eta_X2, abs ordering,
-#: and whether the official config normalises features before denoising.
-PAPER_SETTINGS = {
-    "cora": dict(num_iterations=10, rank_a=1853, rank_x=38, eta_a=0.06617638216452848,
-                 eta_x1=0.1730490053534019, eta_x2=0.07127345050296063, abs_ordering=False,
-                 normalize=False),
-    "citeseer": dict(num_iterations=15, rank_a=578, rank_x=1330, eta_a=0.4596352300987843,
-                     eta_x1=0.17275436574219966, eta_x2=0.04880971738128359, abs_ordering=False,
-                     normalize=True),
-    "chameleon": dict(num_iterations=3, rank_a=31, rank_x=1331, eta_a=0.06337266481028064,
-                      eta_x1=0.48562572918265784, eta_x2=0.7551766260096617, abs_ordering=True,
-                      normalize=True),
-}
-TOP_K = 64
+#: The split whose GCN-tuned settings (official yaml) each dataset is compared with.
+PAPER_SPLITS = {"cora": "sparse", "citeseer": "sparse", "chameleon": "dense"}
+
+
+def paper_settings(name: str) -> tuple[dict, bool]:
+    """JDR's tuned keyword arguments for ``name`` (GCN column of the official yaml) and
+    whether the official config normalises the features before denoising."""
+    from rewirekit.bench import get_training_preset
+
+    preset, split = get_training_preset("jdr"), PAPER_SPLITS[name]
+    return (preset.rewiring_params(name, "gcn", split),
+            preset.config(name, "gcn", rewired=True, split=split).normalize_features)
 
 
 def set_threads(threads: int) -> None:
@@ -78,7 +77,7 @@ def load_dataset(name: str) -> Data:
     cache = (os.environ.get("REWIREKIT_CACHE")
              or os.path.join(tempfile.gettempdir(), "rewirekit-bench"))
     data = standardize(load(name, cache_dir=cache))
-    if PAPER_SETTINGS[name]["normalize"]:
+    if paper_settings(name)[1]:
         data = T.NormalizeFeatures()(data)
     return Data(x=data.x, edge_index=data.edge_index, y=data.y)
 
@@ -94,13 +93,14 @@ def load_official(official_dir: str) -> types.ModuleType:
     return denoise_jointly
 
 
-def official_args(settings: dict, top_k: int = TOP_K) -> types.SimpleNamespace:
+def official_args(settings: dict) -> types.SimpleNamespace:
     """The argparse namespace ``denoise_jointly`` reads (non-binary, weighted, yaml values)."""
     return types.SimpleNamespace(
         denoise_iterations=settings["num_iterations"], rewired_index_A=settings["rank_a"],
         rewired_index_X=settings["rank_x"], rewired_ratio_A=settings["eta_a"],
         rewired_ratio_X=settings["eta_x1"], rewired_ratio_X_non_binary=settings["eta_x2"],
-        abs_ordering=settings["abs_ordering"], denoise_offset=0, denoise_A_k=top_k,
+        abs_ordering=settings["abs_ordering"], denoise_offset=settings["offset"],
+        denoise_A_k=settings["top_k"],
         denoise_A_eps=0.01, denoise_non_binary=True, use_right_eigvec=True, use_node_attr=False,
         kernel_X=False, use_edge_attr=True, denoise_A=True, denoise_x=True, wandb_log=False,
         flip_number_X_1=0, flip_number_X_0=0, flip_number_A_1=0, flip_number_A_0=0)
@@ -112,11 +112,6 @@ def run_official(module: types.ModuleType, data: Data, settings: dict) -> tuple[
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         out = module.denoise_jointly(data.clone(), official_args(settings), "cpu")
     return out, time.perf_counter() - start
-
-
-def jdr_params(settings: dict, **overrides) -> dict:
-    params = {k: v for k, v in settings.items() if k != "normalize"}
-    return {**params, "top_k": TOP_K, **overrides}
 
 
 def _weights(edge_index: torch.Tensor, weight: torch.Tensor, n: int) -> dict[int, float]:
@@ -139,79 +134,120 @@ def feature_error(reference: torch.Tensor, ours: torch.Tensor) -> float:
     return float((ours - reference).abs().max() / reference.abs().max())
 
 
-def cut_ties(data: Data, settings: dict) -> int:
+def cut_ties(data: Data, settings: dict, dtype: str = "float32") -> int:
     """Columns of our faithful denoised matrix whose top_k-th and (top_k+1)-th entries tie."""
     import rewirekit
 
-    out = rewirekit.rewire(data, "jdr", **jdr_params(settings, top_k=TOP_K + 1, faithful=True,
-                                                     solver="dense"))
+    top_k = settings["top_k"]
+    out = rewirekit.rewire(data, "jdr", **{**settings, "top_k": top_k + 1}, faithful=True,
+                           solver="dense", dtype=dtype)
     col, weight = out.edge_index[1].numpy(), out.edge_weight.double().numpy()
     order = np.lexsort((-weight, col))
     col, weight = col[order], weight[order]
     starts = np.searchsorted(col, np.arange(data.num_nodes))
     counts = np.diff(np.append(starts, col.size))
-    full = np.flatnonzero(counts == TOP_K + 1)
-    kth, next_ = weight[starts[full] + TOP_K - 1], weight[starts[full] + TOP_K]
+    full = np.flatnonzero(counts == top_k + 1)
+    kth, next_ = weight[starts[full] + top_k - 1], weight[starts[full] + top_k]
     return int(np.count_nonzero(kth == next_))
 
 
-def main() -> None:
+@dataclass(frozen=True)
+class Exactness:
+    """Our faithful output against the official one on one input."""
+
+    official_edges: int
+    differing_edges: int  # directed edges in exactly one of the two outputs
+    weight_error: float  # max relative error of the weights of common edges
+    feature_error: float  # max entry error relative to the largest official entry
+    ties: int  # columns with a tie at the top-k cut
+    official_seconds: float
+    ours_seconds: float
+
+    def __str__(self) -> str:
+        same = "yes" if self.differing_edges == 0 else "no"
+        return (f"faithful: identical edge set: {same} ({self.differing_edges} of "
+                f"{self.official_edges} edges differ); max rel. error of weights "
+                f"{self.weight_error:.3g}, of features {self.feature_error:.3g}; ties at the "
+                f"top-k cut: {self.ties} columns; official {self.official_seconds:.1f}s, "
+                f"ours {self.ours_seconds:.1f}s")
+
+
+def compare_faithful(official: types.ModuleType, data: Data, settings: dict,
+                     dtype: str = "float32") -> tuple[Exactness, Data]:
+    """Run the official code and our faithful mode on ``data``; return the comparison and
+    the official output."""
+    import rewirekit
+
+    ref, t_official = run_official(official, data, settings)
+    reference = (ref.edge_index, ref.edge_attr.reshape(-1))
+    start = time.perf_counter()
+    ours = rewirekit.rewire(data, "jdr", **settings, faithful=True, solver="dense", dtype=dtype)
+    t_ours = time.perf_counter() - start
+    differ, weight_err = compare_graphs(data.num_nodes, reference,
+                                        (ours.edge_index, ours.edge_weight))
+    return Exactness(reference[0].size(1), differ, weight_err, feature_error(ref.x, ours.x),
+                     cut_ties(data, settings, dtype), t_official, t_ours), ref
+
+
+def clean_coverage(official_output: Data, clean: Data) -> float:
+    """Share of the official positive off-diagonal edges that the clean output holds."""
+    n = clean.num_nodes
+    ei, weight = official_output.edge_index, official_output.edge_attr.reshape(-1)
+    kept = ei[:, (weight > 0) & (ei[0] != ei[1])]
+    clean_keys = set((clean.edge_index[0] * n + clean.edge_index[1]).tolist())
+    return float(np.mean([k in clean_keys for k in (kept[0] * n + kept[1]).tolist()]))
+
+
+def noise_floor(official: types.ModuleType, data: Data, settings: dict, reference: Data,
+                clean: Data) -> None:
+    """Print how far the official code and our clean mode move on x·(1 + 1e-7·noise)."""
+    import rewirekit
+
+    noisy = data.clone()
+    noise = torch.randn(data.x.shape, generator=torch.Generator().manual_seed(0))
+    noisy.x = data.x * (1 + 1e-7 * noise)
+    perturbed, _ = run_official(official, noisy, settings)
+    differ, weight_err = compare_graphs(
+        data.num_nodes, (reference.edge_index, reference.edge_attr.reshape(-1)),
+        (perturbed.edge_index, perturbed.edge_attr.reshape(-1)))
+    print(f"noise floor, official vs official on x·(1 + 1e-7·noise): {differ} edges "
+          f"differ; max rel. error of weights {weight_err:.3g}, of features "
+          f"{feature_error(reference.x, perturbed.x):.3g}")
+    clean_perturbed = rewirekit.rewire(noisy, "jdr", **settings)
+    differ, weight_err = compare_graphs(
+        data.num_nodes, (clean.edge_index, clean.edge_weight),
+        (clean_perturbed.edge_index, clean_perturbed.edge_weight))
+    print(f"noise floor, clean vs clean on the same perturbed x: {differ} of "
+          f"{clean.edge_index.size(1)} directed edges differ; max rel. error of weights "
+          f"{weight_err:.3g}, of features {feature_error(clean.x, clean_perturbed.x):.3g}")
+
+
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("official_dir", help="root of a jlinki/JDR checkout (with src/)")
     parser.add_argument("--datasets", nargs="+", default=["cora", "chameleon"],
-                        choices=sorted(PAPER_SETTINGS))
+                        choices=sorted(PAPER_SPLITS))
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--noise-floor", action="store_true",
                         help="also rerun the official code on features perturbed by 1e-7")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     set_threads(args.threads)
     import rewirekit
 
     official = load_official(args.official_dir)
-    print(f"threads={args.threads}  top_k={TOP_K}  torch {torch.__version__}")
+    print(f"threads={args.threads}  torch {torch.__version__}")
     for name in args.datasets:
-        settings = PAPER_SETTINGS[name]
-        data = load_dataset(name)
-        n = data.num_nodes
-        print(f"\n== {name}: N={n}, F={data.num_features}, "
-              + ", ".join(f"{k}={v}" for k, v in jdr_params(settings).items()))
-        ref, t_official = run_official(official, data, settings)
-        reference = (ref.edge_index, ref.edge_attr.reshape(-1))
-        start = time.perf_counter()
-        ours = rewirekit.rewire(data, "jdr", **jdr_params(settings, faithful=True, solver="dense"))
-        t_ours = time.perf_counter() - start
-        differ, weight_err = compare_graphs(n, reference, (ours.edge_index, ours.edge_weight))
-        print(f"faithful: identical edge set: {'yes' if differ == 0 else 'no'} "
-              f"({differ} of {reference[0].size(1)} edges differ); max rel. error of weights "
-              f"{weight_err:.3g}, of features {feature_error(ref.x, ours.x):.3g}; "
-              f"ties at the top-k cut: {cut_ties(data, settings)} columns; "
-              f"official {t_official:.1f}s, ours {t_ours:.1f}s")
-        clean = rewirekit.rewire(data, "jdr", **jdr_params(settings))
-        positive = reference[1] > 0
-        off_diag = reference[0][0] != reference[0][1]
-        kept = reference[0][:, positive & off_diag]
-        clean_keys = set((clean.edge_index[0] * n + clean.edge_index[1]).tolist())
-        covered = np.mean([k in clean_keys for k in (kept[0] * n + kept[1]).tolist()])
+        settings, data = paper_settings(name)[0], load_dataset(name)
+        print(f"\n== {name} ({PAPER_SPLITS[name]} split, GCN-tuned): N={data.num_nodes}, "
+              f"F={data.num_features}, " + ", ".join(f"{k}={v}" for k, v in settings.items()))
+        exactness, reference = compare_faithful(official, data, settings)
+        print(exactness)
+        clean = rewirekit.rewire(data, "jdr", **settings)
         print(f"clean:    {clean.edge_index.size(1) // 2} undirected edges; it holds "
-              f"{covered:.1%} of the official positive off-diagonal edges; max rel. error of "
-              f"features {feature_error(ref.x, clean.x):.3g}")
+              f"{clean_coverage(reference, clean):.1%} of the official positive off-diagonal "
+              f"edges; max rel. error of features {feature_error(reference.x, clean.x):.3g}")
         if args.noise_floor:
-            noisy = data.clone()
-            noise = torch.randn(data.x.shape, generator=torch.Generator().manual_seed(0))
-            noisy.x = data.x * (1 + 1e-7 * noise)
-            perturbed, _ = run_official(official, noisy, settings)
-            perturbed_graph = (perturbed.edge_index, perturbed.edge_attr.reshape(-1))
-            differ, weight_err = compare_graphs(n, reference, perturbed_graph)
-            print(f"noise floor, official vs official on x·(1 + 1e-7·noise): {differ} edges "
-                  f"differ; max rel. error of weights {weight_err:.3g}, of features "
-                  f"{feature_error(ref.x, perturbed.x):.3g}")
-            clean_perturbed = rewirekit.rewire(noisy, "jdr", **jdr_params(settings))
-            differ, weight_err = compare_graphs(
-                n, (clean.edge_index, clean.edge_weight),
-                (clean_perturbed.edge_index, clean_perturbed.edge_weight))
-            print(f"noise floor, clean vs clean on the same perturbed x: {differ} of "
-                  f"{clean.edge_index.size(1)} directed edges differ; max rel. error of weights "
-                  f"{weight_err:.3g}, of features {feature_error(clean.x, clean_perturbed.x):.3g}")
+            noise_floor(official, data, settings, reference, clean)
 
 
 if __name__ == "__main__":

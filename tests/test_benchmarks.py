@@ -4,6 +4,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 
 from rewirekit.datasets import available_offline
 
@@ -63,3 +64,59 @@ def test_budget_selection_keeps_the_best_validation_candidate(tmp_path):
     assert result.summary is not None and result.summary.n == 2
     assert result.params in row.candidates
     assert len({s.method for s in summaries}) == 2  # both candidates ran on the selection splits
+
+
+_FAKE_OFFICIAL = '''
+"""Stand-in for the official denoise_jointly: the numpy reference of tests/methods/test_jdr.py."""
+import importlib.util
+
+import numpy as np
+import torch
+
+spec = importlib.util.spec_from_file_location("reference", {reference!r})
+reference = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(reference)
+
+
+def denoise_jointly(data, args, device):
+    n = data.num_nodes
+    a = reference.dense_adjacency(data.edge_index, None, n)
+    a, x = reference.reference_jdr(
+        a, data.x.double().numpy(), args.denoise_iterations, args.rewired_index_A,
+        args.rewired_index_X, args.rewired_ratio_A, args.rewired_ratio_X,
+        args.rewired_ratio_X_non_binary, args.denoise_A_k, args.abs_ordering,
+        args.denoise_offset)
+    src, dst = np.nonzero(a)
+    data.edge_index = torch.tensor(np.stack([src, dst]))
+    data.edge_attr = torch.tensor(a[src, dst])
+    data.x = torch.tensor(x)
+    return data
+'''
+
+
+def test_jdr_exactness_path_against_a_reference(tmp_path):
+    """The exactness script's comparison, with the numpy reference standing in for the
+    official code (which CI does not have)."""
+    (tmp_path / "src").mkdir()
+    reference = Path(__file__).parent / "methods" / "test_jdr.py"
+    (tmp_path / "src" / "denoise_jointly.py").write_text(
+        _FAKE_OFFICIAL.format(reference=str(reference)))
+    sys.path.insert(0, str(Path(__file__).parent / "methods"))
+    try:
+        from test_jdr import weighted_graph
+    finally:
+        sys.path.pop(0)
+    script = _script("jdr_vs_official")
+    official = script.load_official(str(tmp_path))
+    data = weighted_graph(n=60, f=10)
+    data.edge_weight = None
+    settings = dict(num_iterations=3, rank_a=9, rank_x=6, eta_a=0.3, eta_x1=0.4, eta_x2=0.5,
+                    top_k=7, abs_ordering=True, offset=0)
+    exactness, _ = script.compare_faithful(official, data, settings, dtype="float64")
+    assert exactness.official_edges == 60 * 7
+    assert exactness.differing_edges == 0
+    assert exactness.weight_error < 1e-4 and exactness.feature_error < 1e-6
+    assert "identical edge set: yes" in str(exactness)
+    # A dropped edge and a changed weight are counted.
+    ei, w = torch.tensor([[0, 1, 2], [1, 2, 0]]), torch.tensor([1.0, 2.0, 4.0])
+    assert script.compare_graphs(3, (ei, w), (ei[:, :2], w[:2] * 1.5)) == (1, 0.5)
