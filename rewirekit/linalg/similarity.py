@@ -62,7 +62,9 @@ def top_similar_pairs(xn: np.ndarray, rows: np.ndarray, cols: np.ndarray, count:
 
     The candidate pairs are the entries of the ``len(rows) × len(cols)`` similarity block
     ``S[p, q] = sim(rows[p], cols[q])``, minus the excluded positions. Rows are processed
-    in blocks of about ``block_entries`` entries; only the running best ``count`` survive.
+    in blocks of about ``block_entries`` entries; only the running best ``count`` survive,
+    and once there are ``count`` of them, only entries that reach the worst of them are
+    looked at in later blocks.
 
     Args:
         xn: unit feature rows (see :func:`normalized_rows`), float32, ``N × F``.
@@ -107,7 +109,10 @@ def top_similar_pairs(xn: np.ndarray, rows: np.ndarray, cols: np.ndarray, count:
             ok = qcol >= 0
             block[ex_row[lo:hi][ok] - start, qcol[ok]] = -np.inf
         flat = block.ravel()
-        hits = np.flatnonzero(flat > above)
+        if best_sim.size == count:  # full: only values that reach the current count-th count
+            hits = np.flatnonzero((flat > above) & (flat >= best_sim[-1]))
+        else:
+            hits = np.flatnonzero(flat > above)
         if hits.size == 0:
             continue
         values = flat[hits]

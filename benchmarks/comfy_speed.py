@@ -1,0 +1,243 @@
+"""Speed of rewirekit's FeaSt, ComFy, ProxyAdd/ProxyDelete and FoSR against the official code.
+
+    REWIREKIT_DATA=/work/shared/datasets python benchmarks/comfy_speed.py /tmp/comfy \\
+        --fosr /tmp/FoSR
+    python benchmarks/comfy_speed.py /tmp/comfy --datasets cora --timeout 120 --threads 2
+
+``OFFICIAL_DIR`` is a RelationalML/ComFy checkout, ``--fosr`` a kedar2/FoSR checkout (FoSR
+rows are skipped without it). Inputs, the ``nx_cugraph`` stub and the scratch directory are
+those of ``comfy_vs_official.py``. Thread counts of torch/MKL/OpenMP/OpenBLAS are set
+identically for both (``--threads``, default 1) before anything runs.
+
+What is timed (wall clock, best of ``--repeat``):
+
+* ours: one ``rewirekit.rewire(data, name, ...)`` call on the prepared graph (input
+  validation, Louvain for ComFy, the selection and building the output ``Data``).
+* FeaSt, official: ``Comm+Sim/onlysim.modify_graph``. Its two Louvain calls only feed a log
+  (NMI before/after), so they are given our precomputed partition and cost nothing; its other
+  bookkeeping (graph conversions, per-community statistics, a CSV report) is included.
+* ComFy, official: ``Comm+Sim/comsim.modify_graph`` with its own networkx Louvain (the CPU
+  equivalent of its cuGraph call), as ours runs its own; its bookkeeping is included. The
+  Louvain time of each side is printed too, and the ratio without it (``sel. ratio``).
+* ProxyAddMax / ProxyDelMax, official: ``Spectral/rewiring/fastrewiringKupdates.
+  process_and_update_edges`` (one edge per eigen-update, as in the paper), on the networkx
+  graph (conversion not timed).
+* FoSR, official: kedar2/FoSR ``edge_rewire`` (numba, compiled before timing).
+
+Official runs go to a child process killed after ``--timeout`` seconds. Slow spectral runs
+are first probed with one edge: when one edge already takes more than ``timeout / budget``
+seconds, the full run is skipped and reported as ``> timeout`` with the one-edge time
+(and its linear extrapolation).
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+import torch
+from torch_geometric.data import Data
+
+from comfy_vs_official import (PAPER_BUDGETS, SEED, call_with_timeout, fixed_louvain,
+                               fosr_start_vector, import_official, load_prepared, load_spectral,
+                               our_communities, quiet_scratch_dir, set_threads, with_masks)
+
+
+@dataclass(frozen=True)
+class SpeedRun:
+    """One timed configuration: ``rewirekit.rewire(data, method, **params)`` vs the official."""
+
+    label: str      # e.g. "ComFy add"
+    method: str     # our method name
+    params: dict    # our parameters
+    budget: int
+    target: float   # speed-up the issue asks for
+
+
+def speed_runs(dataset: str, small: int) -> list[SpeedRun]:
+    """FeaSt and ComFy (add, delete) at ``small`` and the paper's best budgets; ProxyAddMax,
+    ProxyDelMax and FoSR at ``small``."""
+    runs = []
+    for method, title in (("feast", "FeaSt"), ("comfy", "ComFy")):
+        best = PAPER_BUDGETS.get(dataset, {}).get(method, (small, small))
+        for kind, paper in zip(("add", "delete"), best):
+            for budget in sorted({small, paper} - {0}):
+                params = {kind: budget}
+                if method == "comfy":
+                    params.update(seed=SEED, rounding="floor")
+                runs.append(SpeedRun(f"{title} {kind}", method, params, budget, 20.0))
+    runs.append(SpeedRun("ProxyAddMax", "proxy_add", {"objective": "max", "add": small}, small,
+                         10.0))
+    runs.append(SpeedRun("ProxyDelMax", "proxy_delete", {"objective": "max", "delete": small},
+                         small, 10.0))
+    runs.append(SpeedRun("FoSR", "fosr", {"add": small, "seed": SEED}, small, 10.0))
+    return runs
+
+
+def best_of(repeat: int, run: Callable[[], object]) -> float:
+    """Smallest wall time of ``repeat`` calls."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def time_ours(data: Data, run: SpeedRun, repeat: int = 1) -> float:
+    """Seconds of our rewiring call (after one untimed warm-up call: first-call imports)."""
+    import rewirekit
+
+    rewirekit.rewire(data, run.method, **run.params)
+    return best_of(repeat, lambda: rewirekit.rewire(data, run.method, **run.params))
+
+
+def time_our_louvain(data: Data) -> float:
+    """Seconds of our community detection alone (part of our ComFy time)."""
+    return best_of(1, lambda: our_communities(data))
+
+
+def time_official_louvain(data: Data) -> float:
+    """Seconds of the official code's community step on its own graph (networkx Louvain)."""
+    import networkx as nx
+    from torch_geometric.utils import to_networkx
+
+    graph = to_networkx(data, to_undirected=True)
+    return best_of(1, lambda: nx.community.louvain_communities(graph, seed=SEED))
+
+
+# -- official calls, each returning its own seconds ------------------------------------------
+def _official_similarity(module, data: Data, run: SpeedRun, labels: np.ndarray | None) -> float:
+    add, delete = run.params.get("add", 0), run.params.get("delete", 0)
+    copy = with_masks(data)
+    louvain = fixed_louvain(labels) if labels is not None else contextlib.nullcontext()
+    with quiet_scratch_dir(), louvain:
+        start = time.perf_counter()
+        module.modify_graph(copy, "dataset", add, delete, SEED)
+        return time.perf_counter() - start
+
+
+def _official_proxy(module, data: Data, kind: str, budget: int) -> float:
+    from torch_geometric.utils import to_networkx
+
+    graph = to_networkx(data, to_undirected=True)
+    ranking = module.rank_by_proxy_add if kind == "add" else module.rank_by_proxy_delete
+    with quiet_scratch_dir():
+        start = time.perf_counter()
+        module.process_and_update_edges(graph, ranking, "proxy", updating_period=1,
+                                        max_iter=budget)
+        return time.perf_counter() - start
+
+
+def _official_fosr(module, data: Data, budget: int) -> float:
+    edge_index = data.edge_index.numpy().astype(np.int64)
+    x = fosr_start_vector(data.num_nodes)
+    start = time.perf_counter()
+    module.edge_rewire(edge_index, x=x, num_iterations=budget, initial_power_iters=5)
+    return time.perf_counter() - start
+
+
+def warm_up_fosr(module) -> None:
+    """Compile the official numba kernels once (children inherit them)."""
+    ring = np.array([[0, 1, 1, 2, 2, 3, 3, 0], [1, 0, 2, 1, 3, 2, 0, 3]], dtype=np.int64)
+    module.edge_rewire(ring, x=fosr_start_vector(4), num_iterations=1, initial_power_iters=1)
+
+
+@dataclass
+class OfficialTime:
+    """An official timing: seconds, or a lower bound when it was given up."""
+
+    seconds: float
+    finished: bool
+    note: str = ""
+
+    def text(self) -> str:
+        return f"{self.seconds:8.2f}s" if self.finished else f"> {self.seconds:.0f}s".rjust(9)
+
+
+def time_official(modules: dict, data: Data, run: SpeedRun, labels: np.ndarray,
+                  timeout: float, repeat: int) -> OfficialTime | None:
+    """Seconds of the official code for ``run`` (``None`` if that code is not loaded)."""
+    if run.method in ("feast", "comfy"):
+        fixed = labels if run.method == "feast" else None
+        call = (_official_similarity, (modules[run.method], data, run, fixed))
+    elif run.method == "fosr":
+        if "fosr" not in modules:
+            return None
+        call = (_official_fosr, (modules["fosr"], data, run.budget))
+    else:
+        kind = "add" if run.method == "proxy_add" else "delete"
+        probe = call_with_timeout(_official_proxy, (modules["proxy"], data, kind, 1), timeout)
+        if probe is None:
+            return OfficialTime(timeout, False, "one edge did not finish")
+        if probe * run.budget > timeout:
+            return OfficialTime(timeout, False, f"one edge {probe:.1f}s, x{run.budget} "
+                                                f"≈ {probe * run.budget:.0f}s")
+        call = (_official_proxy, (modules["proxy"], data, kind, run.budget))
+    times = [call_with_timeout(call[0], call[1], timeout) for _ in range(repeat)]
+    if any(t is None for t in times):
+        return OfficialTime(timeout, False, "timed out")
+    return OfficialTime(min(times), True)
+
+
+def row(dataset: str, run: SpeedRun, official: OfficialTime | None, ours: float,
+        louvain: tuple[float, float] | None) -> str:
+    """One printed line: times, ratio (a lower bound when the official run was cut)."""
+    if official is None:
+        return f"{dataset:<18} {run.label:<13} {run.budget:>5}  official not loaded"
+    ratio = official.seconds / ours
+    mark = "" if official.finished else ">"
+    text = (f"{dataset:<18} {run.label:<13} {run.budget:>5} {official.text()} {ours:8.3f}s "
+            f"{mark + format(ratio, '.0f' if ratio >= 10 else '.2g') + 'x':>8} {'ok' if ratio >= run.target else 'BELOW':>5}"
+            f" (target {run.target:.0f}x)")
+    if louvain is not None and official.finished:
+        theirs, mine = official.seconds - louvain[0], max(ours - louvain[1], 1e-9)
+        text += f"  sel. ratio {theirs / mine:.0f}x"
+    if official.note:
+        text += f"  [{official.note}]"
+    return text
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("official_dir", help="root of a RelationalML/ComFy checkout")
+    parser.add_argument("--fosr", help="root of a kedar2/FoSR checkout")
+    parser.add_argument("--datasets", nargs="+",
+                        default=["cora", "chameleon_filtered", "squirrel_filtered"])
+    parser.add_argument("--small", type=int, default=50)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--timeout", type=float, default=600.0,
+                        help="seconds after which an official run is given up")
+    parser.add_argument("--only", nargs="+", help="run only these labels (e.g. 'FoSR')")
+    args = parser.parse_args(argv)
+    set_threads(args.threads)
+    modules = {"feast": import_official(args.official_dir, "Comm+Sim", "onlysim"),
+               "comfy": import_official(args.official_dir, "Comm+Sim", "comsim"),
+               **load_spectral(args.official_dir, args.fosr)}
+    if "fosr" in modules:
+        warm_up_fosr(modules["fosr"])
+    print(f"# {datetime.date.today()}  threads={args.threads}  best of {args.repeat}  "
+          f"timeout {args.timeout:.0f}s  torch {torch.__version__}")
+    print(f"{'dataset':<18} {'method':<13} {'N':>5} {'official':>9} {'ours':>9} {'ratio':>8}")
+    for dataset in args.datasets:
+        data = load_prepared(dataset)
+        labels = our_communities(data)
+        louvain = (time_official_louvain(data), time_our_louvain(data))
+        print(f"# {dataset}: N={data.num_nodes}, E={data.edge_index.size(1) // 2}; Louvain "
+              f"official graph {louvain[0]:.2f}s, ours {louvain[1]:.2f}s", flush=True)
+        for run in speed_runs(dataset, args.small):
+            if args.only and run.label not in args.only:
+                continue
+            official = time_official(modules, data, run, labels, args.timeout, args.repeat)
+            ours = time_ours(data, run, args.repeat)
+            print(row(dataset, run, official, ours, louvain if run.method == "comfy" else None),
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main()
