@@ -143,8 +143,11 @@ class Rewirer(BaseTransform):
 
 
 def _all_keys(edges: EdgeSet) -> np.ndarray:
+    keys = edges.keys
+    if edges.self_loops.size == 0 and np.all(keys[1:] > keys[:-1]):
+        return keys  # already sorted and unique, the usual case: skip the sort
     loops = pair_keys(edges.self_loops, edges.self_loops, edges.num_nodes)
-    return np.unique(np.concatenate([edges.keys, loops]))
+    return np.union1d(keys, loops)
 
 
 # -- validation helpers shared by methods -------------------------------------------
