@@ -23,7 +23,7 @@ from rewirekit.graph import EdgeSet, apply_edits
 from rewirekit.linalg.similarity import normalized_rows, pair_similarity, top_similar_pairs
 from rewirekit.methods.base import (RewireOutput, Rewirer, check_budget, check_feasible,
                                     check_seed)
-from rewirekit.methods.community import check_louvain, detect_communities
+from rewirekit.methods.community import check_algorithm, detect_communities
 
 #: ``budget(total, size_i, size_j, sum_of_products) -> per-pair budgets`` (int64 arrays).
 BudgetRule = Callable[[int, np.ndarray, np.ndarray, int], np.ndarray]
@@ -191,7 +191,7 @@ class ComFy(Rewirer):
         seed: seed of the Louvain community detection.
         rounding: ``"round"`` (half up), ``"floor"`` or ``"largest_remainder"`` for the
             per-pair budgets.
-        louvain: Louvain implementation, see
+        communities: ``"louvain"``, ``"leiden"`` or ``"auto"``; see
             :func:`~rewirekit.methods.community.detect_communities`.
     """
 
@@ -199,7 +199,7 @@ class ComFy(Rewirer):
     needs_features = True
 
     def __init__(self, add: int = 0, delete: int = 0, seed: int = 0,
-                 rounding: str = "round", louvain: str = "auto") -> None:
+                 rounding: str = "round", communities: str = "auto") -> None:
         super().__init__()
         self.add = check_budget("add", add)
         self.delete = check_budget("delete", delete)
@@ -208,11 +208,11 @@ class ComFy(Rewirer):
             raise RewireError("rounding must be 'round', 'floor' or 'largest_remainder', "
                               f"got {rounding!r}.")
         self.rounding = rounding
-        self.louvain = check_louvain(louvain)
+        self.communities = check_algorithm(communities)
 
     def _rewire(self, data: Data, edges: EdgeSet) -> RewireOutput:
         check_feasible(edges, self.add, self.delete)
-        labels = detect_communities(edges, seed=self.seed, louvain=self.louvain)
+        labels = detect_communities(edges, seed=self.seed, algorithm=self.communities)
         new, extra = similarity_rewire(edges, normalized_rows(data.x), labels, self.add,
                                        self.delete, _proportional(self.rounding))
         return RewireOutput(new, extra=extra)

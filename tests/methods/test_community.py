@@ -42,45 +42,45 @@ def _cliques(k=3, size=5):
     return _graph(pairs, k * size)
 
 
-@pytest.mark.parametrize("louvain", ["networkx", "igraph"])
-def test_louvain_labels_are_canonical_and_seeded(louvain):
+@pytest.mark.parametrize("algorithm", ["louvain", "leiden"])
+def test_community_labels_are_canonical_and_seeded(algorithm):
     data = _cliques()
-    labels = detect_communities(edge_set(data), seed=0, louvain=louvain)
+    labels = detect_communities(edge_set(data), seed=0, algorithm=algorithm)
     assert labels.tolist() == [0] * 5 + [1] * 5 + [2] * 5
     isolated = Data(edge_index=torch.zeros(2, 0, dtype=torch.long), num_nodes=4)
-    assert detect_communities(edge_set(isolated), seed=0, louvain=louvain).tolist() == \
+    assert detect_communities(edge_set(isolated), seed=0, algorithm=algorithm).tolist() == \
         [0, 1, 2, 3]
     medium = _graph(torch.randint(0, 80, (2, 200), generator=torch.Generator().manual_seed(3))
                     .t().tolist(), 80)
-    a = detect_communities(edge_set(medium), seed=5, louvain=louvain)
-    assert np.array_equal(a, detect_communities(edge_set(medium), seed=5, louvain=louvain))
+    a = detect_communities(edge_set(medium), seed=5, algorithm=algorithm)
+    assert np.array_equal(a, detect_communities(edge_set(medium), seed=5, algorithm=algorithm))
     first = [np.flatnonzero(a == c)[0] for c in range(a.max() + 1)]
     assert first == sorted(first)
 
 
-def test_igraph_louvain_leaves_the_global_random_state_alone():
+def test_leiden_leaves_the_global_random_state_alone():
     import random
 
     random.seed(1)
     expected = random.random()
     random.seed(1)
-    detect_communities(edge_set(_cliques()), seed=0, louvain="igraph")
+    detect_communities(edge_set(_cliques()), seed=0, algorithm="leiden")
     assert random.random() == expected
 
 
-def test_auto_louvain_switches_to_igraph_on_large_graphs(monkeypatch):
+def test_auto_switches_to_leiden_on_large_graphs(monkeypatch):
     from rewirekit.methods import community
 
     medium = edge_set(_graph(torch.randint(0, 300, (2, 1500), generator=torch.Generator()
                                            .manual_seed(4)).t().tolist(), 300))
-    monkeypatch.setattr(community, "IGRAPH_ABOVE_EDGES", 10**9)
-    assert np.array_equal(detect_communities(medium, louvain="auto"),
-                          detect_communities(medium, louvain="networkx"))
-    monkeypatch.setattr(community, "IGRAPH_ABOVE_EDGES", 10)
-    assert np.array_equal(detect_communities(medium, louvain="auto"),
-                          detect_communities(medium, louvain="igraph"))
-    with pytest.raises(RewireError, match="louvain"):
-        detect_communities(medium, louvain="leiden")
+    monkeypatch.setattr(community, "LEIDEN_ABOVE_EDGES", 10**9)
+    assert np.array_equal(detect_communities(medium, algorithm="auto"),
+                          detect_communities(medium, algorithm="louvain"))
+    monkeypatch.setattr(community, "LEIDEN_ABOVE_EDGES", 10)
+    assert np.array_equal(detect_communities(medium, algorithm="auto"),
+                          detect_communities(medium, algorithm="leiden"))
+    with pytest.raises(RewireError, match="communities"):
+        detect_communities(medium, algorithm="infomap")
 
 
 def _sequential_removable(edges: EdgeSet, order):
