@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from enum import Enum
 from pathlib import Path
 from typing import Any, Optional
@@ -25,6 +25,8 @@ DEFAULT_STORE = Path("runs") / "results.db"
 DEMO_CSBM = {"num_nodes": 1000, "num_features": 400}
 PAPER_CSBM = {"num_nodes": 5000, "num_features": 2000}
 DEMO_METHODS = ["none", "random:add=250,delete=250"]
+#: Shown after a JDR label whose settings came from :func:`rewirekit.bench.presets.csbm_jdr_params`.
+PAPER_PHI_SUFFIX = " (paper, per φ)"
 
 
 class OutputFormat(str, Enum):
@@ -87,10 +89,16 @@ def bench(
     threads: int = typer.Option(1, min=1, help="Torch threads per training run."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
-    """Benchmark methods. With no arguments: the cSBM demo across homophily (GCN, φ sweep)."""
+    """Benchmark methods. With no arguments: the cSBM demo across homophily (GCN, φ sweep).
+
+    On the cSBM, 'jdr' takes the JDR paper's tuned settings for each φ
+    (given parameters override them). A sweep ends with a verdict: at how
+    many φ each method is at or above 'none' (paired 95% CI).
+    """
     from rewirekit.bench.plots import plot_sweep
     from rewirekit.bench.progress import RichProgress
-    from rewirekit.bench.report import summarize_records, to_rich_table, to_sweep_table
+    from rewirekit.bench.report import (compare_to_baseline, summarize_records, to_rich_table,
+                                        to_sweep_table)
     from rewirekit.bench.runner import BenchmarkSpec, DatasetSpec, run_benchmark
     from rewirekit.bench.store import ResultStore
     from rewirekit.datasets import CSBM_PHI_GRID
@@ -117,23 +125,116 @@ def bench(
     methods = [parse_method(m) for m in (method or (DEMO_METHODS if demo else ["none"]))]
     if sweep and all(m.name != "none" for m in methods):
         methods.insert(0, parse_method("none"))  # a sweep compares with the unrewired graph
-    spec = BenchmarkSpec(datasets=datasets, methods=methods, models=[m.lower() for m in model],
+    base = BenchmarkSpec(datasets=datasets, methods=methods, models=[m.lower() for m in model],
                          split_preset=protocol, num_splits=splits, seeds=tuple(seed),
                          training_preset=training or _default_training(protocol))
+    specs_at, labels = _per_dataset_specs(base, phis)
     with ResultStore(store) as results, RichProgress(err_console) as progress:
-        records = run_benchmark(spec, results, progress, num_threads=threads)
+        shared = _SharedProgress(progress, _run_count(base))
+        records = [r for s in specs_at for r in run_benchmark(s, results, shared,
+                                                              num_threads=threads)]
     rows = summarize_records(records)
-    points = [(phis[r.dataset], r) for r in rows] if phis else []
+    points = [(phis[r.dataset], replace(r, method=labels.get(r.method, r.method)))
+              for r in rows] if phis else []
     if as_json:
         print(json.dumps([asdict(r) for r in rows], indent=2))
     elif points:
         console.print(to_sweep_table(points, title=f"cSBM {_describe_size(size)}, "
-                                                   f"{spec.split_preset} split"))
+                                                   f"{base.split_preset} split"))
     else:
         console.print(to_rich_table(rows, title=f"rewirekit bench · store {store}"))
     if points:
-        written = plot_sweep(points, plot, title=f"cSBM, {spec.split_preset} split")
+        for line in _sweep_verdict(compare_to_baseline(records, "none"), phis, labels):
+            (err_console if as_json else console).print(line, highlight=False, soft_wrap=True)
+        written = plot_sweep(points, plot, title=f"cSBM, {base.split_preset} split")
         err_console.print(f"plot written to {written}")
+
+
+def _per_dataset_specs(base: Any, phis: dict[str, float]) -> tuple[list[Any], dict[str, str]]:
+    """Split ``base`` into one benchmark per dataset, each method as it runs on that dataset
+    (see :func:`_method_at`). Returns the benchmarks and, for each method label changed by
+    the paper's cSBM settings, the label to show in a sweep."""
+    specs, labels, untuned = [], {}, []
+    for dataset in base.datasets:
+        phi = phis.get(dataset.key)
+        methods = []
+        for method in base.methods:
+            resolved = _method_at(method, phi)
+            if resolved is not method:
+                labels[resolved.label] = method.label + PAPER_PHI_SUFFIX
+            elif method.name == "jdr" and phi is not None:
+                untuned.append(phi)
+            methods.append(resolved)
+        specs.append(replace(base, datasets=[dataset], methods=methods))
+    if untuned:
+        angles = ", ".join(f"{p:+.3f}" for p in sorted(set(untuned)))
+        err_console.print(f"note: the JDR paper has no cSBM settings for φ = {angles}; JDR "
+                          "runs there with its defaults and the given parameters.",
+                          highlight=False)
+    return specs, labels
+
+
+def _method_at(method: Any, phi: float | None) -> Any:
+    """``method`` as run on the cSBM at angle ``phi`` (``None``: not a cSBM).
+
+    On an angle of the paper's grid, ``jdr`` takes the paper's tuned settings for that angle
+    (:func:`~rewirekit.bench.presets.csbm_jdr_params`) with the given parameters on top;
+    anything else is returned unchanged (the same object).
+    """
+    from rewirekit.bench.presets import csbm_jdr_params
+    from rewirekit.bench.runner import MethodSpec
+
+    table = csbm_jdr_params(phi) if method.name == "jdr" and phi is not None else None
+    if table is None:
+        return method
+    return MethodSpec(method.name, {**table, **method.params})
+
+
+def _run_count(spec: Any) -> int:
+    """Training runs in ``spec`` (splits default to the split preset's)."""
+    from rewirekit.datasets import get_split_preset
+
+    splits = spec.num_splits or get_split_preset(spec.split_preset).num_splits
+    return (len(spec.datasets) * len(spec.models) * len(spec.methods) * splits
+            * len(spec.seeds))
+
+
+class _SharedProgress:
+    """One progress display for several runner calls: started once with the grand total."""
+
+    def __init__(self, progress: Any, total: int) -> None:
+        self._progress, self._total, self._started = progress, total, False
+
+    def start(self, total: int) -> None:
+        if not self._started:
+            self._progress.start(self._total)
+            self._started = True
+
+    def advance(self, description: str) -> None:
+        self._progress.advance(description)
+
+
+def _sweep_verdict(paired: list[Any], phis: dict[str, float], labels: dict[str, str]) -> list[str]:
+    """Whether each method is at or above the unrewired graph at every angle of a sweep.
+
+    "At or above" at one angle: the 95% bootstrap CI of the paired mean difference (method
+    minus ``none``, same splits and seeds) reaches zero, i.e. the method is not significantly
+    below. One summary line per (model, method), then one line per angle where it is below.
+    """
+    groups: dict[tuple[str, str], list[tuple[float, Any]]] = {}
+    for row in paired:
+        if row.dataset in phis:
+            key = (row.model, labels.get(row.method, row.method))
+            groups.setdefault(key, []).append((phis[row.dataset], row.comparison))
+    lines = []
+    for (model, method), results in groups.items():
+        below = sorted(((phi, c) for phi, c in results if c.ci_high < 0), key=lambda t: t[0])
+        lines.append(f"verdict: {model} + {method} is at or above {model} + none at "
+                     f"{len(results) - len(below)}/{len(results)} φ (upper bound of the paired "
+                     "95% CI of the difference >= 0)" + (":" if below else "."))
+        lines += [f"  below at φ = {phi:+.3f}: Δ = {c.mean_diff:+.2f} "
+                  f"[{c.ci_low:+.2f}, {c.ci_high:+.2f}] points, n = {c.n}" for phi, c in below]
+    return lines
 
 
 def _describe_size(size: dict[str, int]) -> str:

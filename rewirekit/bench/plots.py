@@ -11,6 +11,8 @@ def plot_sweep(points: list[tuple[float, SummaryRow]], path: str | Path, *,
                xlabel: str = "φ (homophily angle)", title: str | None = None) -> Path:
     """Test accuracy against a swept parameter, one line per (model, method), with 95% CIs.
 
+    A line is labelled ``MODEL + method``, or just ``MODEL`` for the unrewired graph (``none``).
+
     Args:
         points: ``(x, row)`` pairs, e.g. ``(phi, summary row of the cSBM at that phi)``.
         path: where the PNG goes (parent folders are created).
@@ -22,7 +24,8 @@ def plot_sweep(points: list[tuple[float, SummaryRow]], path: str | Path, *,
 
     lines: dict[str, list[tuple[float, SummaryRow]]] = defaultdict(list)
     for x, row in points:
-        lines[f"{row.model.upper()} + {row.method}"].append((x, row))
+        name = row.model.upper()
+        lines[name if row.method == "none" else f"{name} + {row.method}"].append((x, row))
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for label, series in lines.items():
         series.sort(key=lambda p: p[0])

@@ -342,6 +342,68 @@ def _tuned_with(model: str, tuned_with: str | None) -> str:
     return tuned_with
 
 
+# JDR on the cSBM, per homophily angle phi: the ``gcn_denoise`` sections of the official
+# ``src/configs/csbm_phi_<phi>.yaml`` (the paper's Table 22), in the keyword arguments of
+# :class:`~rewirekit.methods.jdr.JDR`. ``denoise_A: No`` is ``eta_a = 0`` and ``denoise_x: No``
+# is ``eta_x1 = 0`` (the input graph, resp. features, stay fixed and are returned); a value the
+# section leaves out is the official default (L_A = L_X = 100, rates 0.1, A_k = 64, no abs
+# ordering, offset 0), including ranks and rates a frozen side never uses.
+def _jdr_csbm(K: int, L_A: int, L_X: int, eta_A: float, eta_X1: float, eta_X2: float, *,
+              abs_ordering: bool = False, offset: int = 0) -> dict[str, Any]:
+    return {**_jdr(K, L_A, L_X, eta_A, eta_X1, eta_X2, abs_ordering), "offset": offset}
+
+
+_A_ONLY = _jdr_csbm(80, 1, 1, 1.0, 0.0, 0.1, offset=1)  # phi = -0.25, -0.125, 0 share it
+_JDR_CSBM_REWIRING: dict[float, dict[str, Any]] = {
+    -1.0: _jdr_csbm(28, 100, 10, 0.0, 0.4818912545197043, 0.9163527723289776,
+                    abs_ordering=True, offset=1),
+    -0.875: _jdr_csbm(41, 5, 8, 0.10078597863875494, 0.47877174616552715, 0.8578439535582771,
+                      abs_ordering=True),
+    -0.75: _jdr_csbm(40, 6, 9, 0.04167156535338523, 0.4978232364766541, 0.8464865841987947,
+                     abs_ordering=True),
+    -0.625: _jdr_csbm(48, 6, 8, 0.036431457338565454, 0.4532912407456908, 0.8615425578802111,
+                      abs_ordering=True),
+    -0.5: _jdr_csbm(50, 9, 10, 0.18898472944428957, 0.4120705786826506, 0.9907039945845814,
+                    abs_ordering=True),
+    -0.375: _jdr_csbm(48, 8, 10, 0.8791904939833799, 0.9727270227563904, 0.7728972996987833,
+                      abs_ordering=True),
+    -0.25: _A_ONLY,
+    -0.125: _A_ONLY,
+    0.0: _A_ONLY,
+    0.125: _jdr_csbm(76, 1, 100, 0.6500797574847959, 0.0, 0.1, offset=1),
+    0.25: _jdr_csbm(33, 1, 100, 0.9513645812336632, 0.0, 0.1, offset=1),
+    0.375: _jdr_csbm(18, 10, 10, 0.8557781406147174, 0.022956366232461445,
+                     0.22808822759496503),
+    0.5: _jdr_csbm(18, 10, 9, 0.4153733169247, 0.26272623416138347, 0.879807920047282),
+    0.625: _jdr_csbm(22, 8, 7, 0.26407932521204397, 0.3398758800014407, 0.8071688726539085),
+    0.75: _jdr_csbm(15, 7, 9, 0.05617812741072259, 0.4744313566984472, 0.777665774692833),
+    0.875: _jdr_csbm(16, 10, 8, 0.034635509093338956, 0.22768428736608404,
+                     0.9811013900728272),
+    1.0: _jdr_csbm(80, 100, 1, 0.0, 1.0, 1.0, offset=1),
+}
+
+
+def csbm_jdr_params(phi: float) -> dict[str, Any] | None:
+    """JDR's tuned hyperparameters on the cSBM at homophily angle ``phi`` (GCN-tuned).
+
+    Linkerhägner, Shi & Dokmanić (ICLR 2025), Table 22, as the official
+    ``src/configs/csbm_phi_<phi>.yaml`` sections ``gcn_denoise`` state them (the GPRGNN
+    sections repeat the same values). The generator parameters they were tuned for are those of
+    :func:`rewirekit.datasets.csbm` with N=5000, F=2000, d=5, epsilon=3.25, on the sparse split.
+    Heterophilous angles (``phi <= -0.375``) order eigenvalues by ``|lambda|`` and denoise both
+    sides with L <= 10; for ``-0.25 <= phi <= 0.25`` only the graph is denoised (L_A = 1, skipping
+    the top eigenvector); at ``phi = -1`` and ``phi = 1`` only the features.
+
+    Returns:
+        Keyword arguments of :class:`~rewirekit.methods.jdr.JDR` (a fresh dict), or ``None``
+        when ``phi`` is not on the 17-point grid ``-1, -0.875, ..., 1`` the paper tuned.
+    """
+    key = round(float(phi) * 8) / 8
+    if abs(key - phi) > 1e-9 or key not in _JDR_CSBM_REWIRING:
+        return None
+    return dict(_JDR_CSBM_REWIRING[key])
+
+
 # --- ComFy ---------------------------------------------------------------------------------
 # Learning rate and hidden width per dataset (paper Table 15). The official script
 # ``Comm+Sim/gen_comsim.sh`` differs for two sets (Cornell lr 0.01; Texas hidden 32); the paper

@@ -1,0 +1,53 @@
+"""JDR on the cSBM: the paper's per-φ settings and the sweep's verdict against the base GCN."""
+import re
+
+from typer.testing import CliRunner
+
+import rewirekit.cli as cli
+from rewirekit.bench.presets import csbm_jdr_params
+from rewirekit.bench.runner import MethodSpec
+from rewirekit.bench.store import ResultStore
+from rewirekit.datasets import CSBM_PHI_GRID
+from rewirekit.methods import get_method
+
+
+def test_paper_settings_cover_the_grid_and_follow_table_22():
+    table = {phi: csbm_jdr_params(phi) for phi in CSBM_PHI_GRID}
+    assert all(params is not None for params in table.values())
+    for params in table.values():
+        get_method("jdr", **params)  # every entry is a valid JDR configuration
+    assert all(table[phi]["abs_ordering"] for phi in CSBM_PHI_GRID if phi <= -0.375)
+    graph_only = [table[phi] for phi in CSBM_PHI_GRID if -0.25 <= phi <= 0.25]
+    assert all(p["eta_x1"] == 0 and p["rank_a"] == 1 and p["offset"] == 1 for p in graph_only)
+    assert table[-1.0]["eta_a"] == table[1.0]["eta_a"] == 0  # features only at the extremes
+    assert table[0.5]["num_iterations"] == 18 and table[-0.5]["num_iterations"] == 50
+    assert csbm_jdr_params(0.3) is None
+    table[0.5]["top_k"] = 1
+    assert csbm_jdr_params(0.5)["top_k"] == 64  # callers get a copy
+
+
+def test_given_parameters_override_the_paper_settings():
+    spec = cli._method_at(MethodSpec("jdr", {"faithful": True, "top_k": 8}), -0.5)
+    assert spec.params == {**csbm_jdr_params(-0.5), "faithful": True, "top_k": 8}
+    other = MethodSpec("random", {"add": 5})
+    assert cli._method_at(other, -0.5) is other
+    off_grid = MethodSpec("jdr")
+    assert cli._method_at(off_grid, 0.3) is off_grid and cli._method_at(off_grid, None) is off_grid
+
+
+def test_csbm_bench_runs_jdr_with_per_phi_settings_and_prints_verdict(tmp_path, monkeypatch):
+    monkeypatch.setattr(cli, "DEMO_CSBM", {"num_nodes": 100, "num_features": 40})
+    store, phis = tmp_path / "r.db", (-0.5, 0.0)
+    args = ["bench", "--synthetic", "csbm", "--phi", "-0.5", "--phi", "0", "--splits", "2",
+            "--method", "none", "--method", "jdr", "--store", str(store),
+            "--plot", str(tmp_path / "p.png")]
+    result = CliRunner().invoke(cli.app, args)
+    assert result.exit_code == 0, result.output
+    with ResultStore(store) as results:
+        stored = {r.key.dataset: r.params for r in results.records(method="jdr")}
+    assert len(stored) == len(phis)
+    for phi in phis:
+        key = next(k for k in stored if f"phi={phi:+.3f}" in k)
+        assert stored[key] == csbm_jdr_params(phi)
+    assert re.search(r"verdict: gcn \+ jdr \(paper, per φ\) is at or above gcn \+ none at "
+                     r"[0-2]/2 φ", result.stdout), result.stdout
