@@ -304,6 +304,7 @@ def _params_text(result: Result) -> str:
 def to_markdown(results: list[Result]) -> str:
     head = ("| preset | split | model | dataset | method | params | paper | ours | n | matches "
             "| note |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+    bases = {_cell(r.paper): r for r in results if r.paper.label == "base"}
     lines = []
     for result in results:
         paper, ours = result.paper, result.summary
@@ -314,21 +315,33 @@ def to_markdown(results: list[Result]) -> str:
             continue
         lo, hi = _our_interval(ours, paper.preset)
         match = intervals_overlap(lo, hi, paper.mean - paper.pm, paper.mean + paper.pm)
-        note = "" if match else _mismatch_reason(paper)
+        note = "" if match else _mismatch_reason(paper, ours.mean, bases.get(_cell(paper)))
         lines.append(cells + f"{ours.mean:.2f} ± {(hi - lo) / 2:.2f} | {ours.n} | "
                              f"{'yes' if match else 'no'} | {note} |")
     return head + "\n".join(lines) + "\n"
 
 
-def _mismatch_reason(paper: PaperRow) -> str:
-    known = MISMATCH_REASONS.get((paper.preset, paper.model, paper.dataset, paper.label))
-    if known:
-        return known
-    fraction = single_run_fraction(paper)
+def _cell(paper: PaperRow) -> tuple[str, str, str, str]:
+    return paper.preset, paper.split, paper.model, paper.dataset
+
+
+def _mismatch_reason(paper: PaperRow, ours: float, base: Result | None = None) -> str:
+    """Why a row (our mean ``ours``) does not match: a known reason, a single-split paper
+    value, or, for a rewired row, a mismatch of the paper's baseline too. Rewired rows also
+    get the effect of rewiring (row minus baseline) in the paper and in ours."""
+    reason = MISMATCH_REASONS.get((paper.preset, paper.model, paper.dataset, paper.label))
+    fraction = None if reason else single_run_fraction(paper)
     if fraction:
-        return (f"paper value is exactly {fraction} correct test nodes: one split's accuracy, "
-                f"not a mean over 100 splits like ours")
-    return "unexplained"
+        reason = (f"paper value is exactly {fraction} correct test nodes: one split's "
+                  f"accuracy, not a mean over 100 splits like ours")
+    if base is None or base.summary is None or paper.label == "base":
+        return reason or "unexplained"
+    if reason is None:
+        base_reason = _mismatch_reason(base.paper, base.summary.mean)
+        reason = ("unexplained" if base_reason == "unexplained"
+                  else f"the paper's baseline here is off too ({base_reason})")
+    return (f"{reason}; rewiring vs. base: paper {paper.mean - base.paper.mean:+.2f}, ours "
+            f"{ours - base.summary.mean:+.2f} points")
 
 
 def to_rich(markdown: str, title: str) -> Table:
