@@ -132,8 +132,9 @@ class FeaSt(Rewirer):
     pass the filter than the budget, fewer edits are made and ``extra["add_shortfall"]`` /
     ``extra["delete_shortfall"]`` say how many; budgets beyond the number of non-edges /
     edges raise :class:`RewireError`. A graph without edges has no ``s̄``: nothing changes.
-    Cost: ``O(N² F)`` time in blocks, ``O(block + add)`` memory (official: a Python loop
-    over all ``O(N²)`` non-edges).
+    Cost: ``O(N² F)`` time in blocks (``O(N · nnz(X))`` for sparse features such as
+    bag-of-words), ``O(block + add)`` memory (official: a Python loop over all ``O(N²)``
+    non-edges).
 
     Args:
         add: number of edges to add.

@@ -55,21 +55,43 @@ class _Neighbours:
         return self.keys[pos] == keys
 
 
-def _first_allowed(order: np.ndarray, start: np.ndarray, nbrs: _Neighbours) -> np.ndarray:
-    """For every node ``u``: the first node ``order[p]``, ``p ≥ start[u]``, that is neither
-    ``u`` nor a neighbour of ``u`` (``-1`` if none). Looks at ``deg(u) + 2`` positions at
-    most, so the work is ``O(N + E)``."""
-    n = order.size
-    length = np.clip(np.minimum(nbrs.count + 2, n - start), 0, None)
-    owner = np.repeat(np.arange(n), length)
-    offset = np.arange(owner.size) - np.repeat(np.cumsum(length) - length, length)
-    v = order[start[owner] + offset]
-    ok = (v != owner) & ~nbrs.contains(owner * n + v)
-    hit = np.flatnonzero(ok)
-    first, at = np.unique(owner[hit], return_index=True)
-    out = np.full(n, -1, dtype=np.int64)
-    out[first] = v[hit[at]]
+def _first_allowed(order: np.ndarray, owners: np.ndarray, start: np.ndarray,
+                   nbrs: _Neighbours) -> np.ndarray:
+    """For every ``owners[i] = u``: the first node ``order[p]``, ``p ≥ start[i]``, that is
+    neither ``u`` nor a neighbour of ``u`` (``-1`` if none). Looks at ``deg(u) + 2``
+    positions at most, so the work is ``O(Σ_u deg(u) + |owners|)``; ``order`` may be a
+    prefix of a node order as long as it holds those positions."""
+    length = np.clip(np.minimum(nbrs.count[owners] + 2, order.size - start), 0, None)
+    which = np.repeat(np.arange(owners.size), length)
+    offset = np.arange(which.size) - np.repeat(np.cumsum(length) - length, length)
+    v = order[start[which] + offset]
+    u = owners[which]
+    hit = np.flatnonzero((v != u) & ~nbrs.contains(u * nbrs.n + v))
+    owner_of_hit = which[hit]  # sorted: the first hit of each owner starts a new run
+    first = hit[np.flatnonzero(np.r_[True, owner_of_hit[1:] != owner_of_hit[:-1]])]
+    out = np.full(owners.size, -1, dtype=np.int64)
+    out[which[first]] = v[first]
     return out
+
+
+def _sorted_orders(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Node ids by ``x`` ascending and by ``x`` descending, ties by node id in both."""
+    return np.argsort(x, kind="stable"), np.argsort(-x, kind="stable")
+
+
+def _partners(orders: tuple[np.ndarray, np.ndarray], owners: np.ndarray,
+              start_up: np.ndarray, start_down: np.ndarray, nbrs: _Neighbours
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """Canonical candidate non-edges ``(min(u, v), max(u, v))``: for every owner ``u`` its
+    first allowed partner in the ascending order from ``start_up`` and in the descending
+    order from ``start_down``."""
+    up, down = orders
+    partners = np.concatenate([_first_allowed(up, owners, start_up, nbrs),
+                               _first_allowed(down, owners, start_down, nbrs)])
+    both = np.concatenate([owners, owners])
+    ok = partners >= 0
+    both, partners = both[ok], partners[ok]
+    return np.minimum(both, partners), np.maximum(both, partners)
 
 
 def _candidate_pairs(x: np.ndarray, nbrs: _Neighbours, vertex: np.ndarray | None
@@ -78,20 +100,56 @@ def _candidate_pairs(x: np.ndarray, nbrs: _Neighbours, vertex: np.ndarray | None
     and going down in the order of ``x`` (ties by node id), either from the two ends
     (``vertex=None``) or from ``vertex[u]`` outwards."""
     n = x.size
-    ids = np.arange(n)
-    up = np.lexsort((ids, x))      # x ascending, ties by id
-    down = np.lexsort((ids, -x))   # x descending, ties by id
+    orders = _sorted_orders(x)
     if vertex is None:
         start_up = start_down = np.zeros(n, dtype=np.int64)
     else:
-        start_up = np.searchsorted(x[up], vertex, side="left")  # first x >= vertex
-        start_down = n - start_up                               # first x < vertex
-    partners = np.concatenate([_first_allowed(up, start_up, nbrs),
-                               _first_allowed(down, start_down, nbrs)])
-    owners = np.concatenate([ids, ids])
-    ok = partners >= 0
-    owners, partners = owners[ok], partners[ok]
-    return np.minimum(owners, partners), np.maximum(owners, partners)
+        start_up = np.searchsorted(x[orders[0]], vertex, side="left")  # first x >= vertex
+        start_down = n - start_up                                        # first x < vertex
+    return _partners(orders, np.arange(n), start_up, start_down, nbrs)
+
+
+#: Owners examined first by :func:`_min_product_non_edge` (then four times as many, ...).
+_FIRST_OWNERS = 16
+
+
+def _min_product_non_edge(y: np.ndarray, nbrs: _Neighbours) -> tuple[int, int] | None:
+    """The pair that ``_pick`` chooses among ``_candidate_pairs(y, nbrs, None)`` under the
+    score ``y_u·y_v`` (minimised, ties to the smaller pair), computed from few owners.
+
+    Every candidate of ``u`` scores at least ``b_u = min(y_u·min y, y_u·max y)`` (float
+    products are monotone in each factor). The owners of smallest ``b_u`` are examined,
+    more of them each round, until the best score found is below every ``b`` left out: no
+    other owner can then reach it, not even in a tie. Each owner needs only the first
+    ``deg + 2`` nodes of the two orders of ``y``, so only those prefixes are sorted.
+    """
+    n = y.size
+    bound = np.minimum(y * y.min(), y * y.max())
+    size = min(n, _FIRST_OWNERS)
+    while True:
+        if size < n:
+            split = np.argpartition(bound, size)
+            owners, rest = split[:size], bound[split[size]]  # all others have b >= rest
+        else:
+            owners, rest = np.arange(n), np.inf
+        need = int(nbrs.count[owners].max()) + 2
+        orders = _order_prefix(y, need), _order_prefix(-y, need)
+        start = np.zeros(owners.size, dtype=np.int64)
+        lo, hi = _partners(orders, owners, start, start, nbrs)
+        best = _pick(lo, hi, y[lo] * y[hi], n, maximize=False)
+        if size == n or (best is not None and y[best[0]] * y[best[1]] < rest):
+            return best
+        size = min(n, 4 * size)
+
+
+def _order_prefix(values: np.ndarray, length: int) -> np.ndarray:
+    """At least the first ``length`` node ids of the order of ``values`` ascending, ties by
+    id: every node whose value is at most the ``length``-th smallest, sorted stably."""
+    if length >= values.size:
+        return np.argsort(values, kind="stable")
+    cut = np.partition(values, length - 1)[length - 1]
+    ids = np.flatnonzero(values <= cut)
+    return ids[np.argsort(values[ids], kind="stable")]
 
 
 def _pick(lo: np.ndarray, hi: np.ndarray, score: np.ndarray, n: int, maximize: bool
@@ -298,9 +356,11 @@ class FoSR(Rewirer):
     Each of the ``add`` steps then adds the non-edge ``(u, v)``, ``u ≠ v``, minimising
     ``y_u·y_v`` with ``y = x/√(d + 1)``, increments both degrees and takes one more power
     step on the new graph. The argmin is exact (for fixed ``u`` the product is linear in
-    ``y_v``, so only the smallest and largest allowed ``y_v`` matter): ``O((N + E) log N)``
-    per edge instead of the official dense ``N × N`` outer product. Ties go to the smaller
-    pair ``(u, v)`` (as the official row-major ``argmin``).
+    ``y_v``, so only the smallest and largest allowed ``y_v`` matter), and only the nodes
+    ``u`` whose lower bound ``min(y_u·min y, y_u·max y)`` can still beat the best pair found
+    are searched: ``O(N)`` plus the degrees of a few nodes per edge in the usual case,
+    ``O((N + E) log N)`` at worst, instead of the official dense ``N × N`` outer product.
+    Ties go to the smaller pair ``(u, v)`` (as the official row-major ``argmin``).
 
     Decisions: the graph is read unweighted, input self-loops count in ``A`` and ``d`` (as
     in the official code); nodes of degree 0 get ``D^{-1/2} = 0`` (the official code
@@ -339,9 +399,7 @@ class FoSR(Rewirer):
             x = _power_step(x, adj, deg, added_u[:0], added_v[:0])
         nbrs = _Neighbours(n, edges.src, edges.dst)
         for k in range(self.add):
-            y = x / np.sqrt(deg + 1.0)
-            lo, hi = _candidate_pairs(y, nbrs, None)
-            u, v = _pick(lo, hi, y[lo] * y[hi], n, maximize=False)
+            u, v = _min_product_non_edge(x / np.sqrt(deg + 1.0), nbrs)
             nbrs.add(u, v)
             added_u[k], added_v[k] = u, v
             deg[u] += 1

@@ -3,6 +3,7 @@ import itertools
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 import torch
 from torch_geometric.data import Data
 from torch_geometric.utils import to_undirected
@@ -10,7 +11,8 @@ from torch_geometric.utils import to_undirected
 import rewirekit
 from rewirekit import RewireError
 from rewirekit.graph import edge_set
-from rewirekit.linalg.similarity import normalized_rows, pair_similarity, top_similar_pairs
+from rewirekit.linalg.similarity import (SPARSE_BELOW_DENSITY, normalized_rows, pair_similarity,
+                                         top_similar_pairs)
 from rewirekit.methods.similarity import _proportional, similarity_rewire
 
 
@@ -77,9 +79,10 @@ def test_feast_add_and_delete_are_chosen_on_the_input():
     assert _pairs(out) == {(0, 4), (0, 1), (2, 3)}
 
 
-def test_zero_feature_rows_have_similarity_zero():
+@pytest.mark.parametrize("sparse", [False, True])
+def test_zero_feature_rows_have_similarity_zero(sparse):
     x = np.array([[0.0, 0.0], [1.0, 2.0], [0.0, 0.0]])
-    xn = normalized_rows(x)
+    xn = normalized_rows(x, sparse=sparse)
     sims = pair_similarity(xn, np.array([0, 0, 1]), np.array([2, 1, 1]))
     assert sims[0] == 0.0 and sims[1] == 0.0 and sims[2] == pytest.approx(1.0)
 
@@ -97,9 +100,10 @@ def _brute_top(x, rows, cols, count, above, excluded, triangle):
     return [(u, v) for _, u, v in cands[:count]]
 
 
+@pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize("triangle", [True, False])
 @pytest.mark.parametrize("block_entries", [7, 50, 10**6])
-def test_blocked_top_k_matches_brute_force(triangle, block_entries):
+def test_blocked_top_k_matches_brute_force(triangle, block_entries, sparse):
     rng = np.random.default_rng(0)
     x = rng.standard_normal((40, 5))
     x[3] = 0.0
@@ -111,12 +115,77 @@ def test_blocked_top_k_matches_brute_force(triangle, block_entries):
     ex = rng.integers(0, 15, (30, 2))
     ex = ex[ex[:, 0] < ex[:, 1]] if triangle else ex
     excluded = set(map(tuple, ex.tolist()))
-    u, v, s = top_similar_pairs(normalized_rows(x), rows, cols, 20, above=0.1,
+    u, v, s = top_similar_pairs(normalized_rows(x, sparse=sparse), rows, cols, 20, above=0.1,
                                 exclude_row=ex[:, 0], exclude_col=ex[:, 1], triangle=triangle,
                                 block_entries=block_entries)
     assert list(zip(u.tolist(), v.tolist())) == _brute_top(x, rows, cols, 20, 0.1, excluded,
                                                             triangle)
     assert np.all(np.diff(s) <= 0)
+
+
+def _bag_of_words(n, f, seed):
+    """Binary features whose rows have 0, 1, 4 or 16 words: unit rows hold 1, 1/2 or 1/4,
+    so every similarity is exact in float32 on both paths and equal similarities (there
+    are many) are exact ties."""
+    rng = np.random.default_rng(seed)
+    x = np.zeros((n, f), dtype=np.float32)
+    for row, words in enumerate(rng.choice([0, 1, 4, 16], n, p=[0.05, 0.25, 0.5, 0.2])):
+        x[row, rng.choice(f, words, replace=False)] = 1.0
+    return x
+
+
+def test_representation_is_chosen_by_density():
+    x = np.zeros((40, 800), dtype=np.float32)
+    x[np.arange(40), np.arange(40) * 7] = 1.0
+    x[np.arange(40), np.arange(40) * 3 + 1] = 2.5
+    assert np.count_nonzero(x) <= SPARSE_BELOW_DENSITY * x.size
+    xs = normalized_rows(torch.from_numpy(x))
+    assert sp.issparse(xs) and xs.dtype == np.float32
+    dense = normalized_rows(torch.from_numpy(x), sparse=False)
+    assert not sp.issparse(dense) and not sp.issparse(normalized_rows(np.ones((4, 3))))
+    np.testing.assert_array_equal(xs.toarray(), dense)
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("triangle", [True, False])
+@pytest.mark.parametrize("block_entries", [60, None])
+def test_sparse_and_dense_paths_select_the_same_pairs(seed, triangle, block_entries):
+    rng = np.random.default_rng(seed)
+    n = 60
+    x = _bag_of_words(n, 30, seed)  # few words: many equal similarities
+    dense, sparse = normalized_rows(x, sparse=False), normalized_rows(x, sparse=True)
+    src, dst = rng.integers(0, n, 200), rng.integers(0, n, 200)
+    np.testing.assert_array_equal(pair_similarity(sparse, src, dst),
+                                  pair_similarity(dense, src, dst))
+    if triangle:
+        rows = cols = np.sort(rng.choice(n, 40, replace=False))
+    else:
+        perm = rng.permutation(n)
+        rows, cols = np.sort(perm[:25]), np.sort(perm[25:])
+    ex = rng.integers(0, 25, (40, 2))
+    ex = ex[ex[:, 0] < ex[:, 1]] if triangle else ex
+    for count, above in [(15, 0.2), (400, 0.0), (5, -np.inf)]:
+        got = [top_similar_pairs(xn, rows, cols, count, above=above, exclude_row=ex[:, 0],
+                                 exclude_col=ex[:, 1], triangle=triangle,
+                                 block_entries=block_entries) for xn in (dense, sparse)]
+        for dense_part, sparse_part in zip(*got):
+            np.testing.assert_array_equal(dense_part, sparse_part)
+        assert got[0][0].size > count // 2
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_feast_and_comfy_are_the_same_on_both_paths(seed):
+    n = 50
+    x = _bag_of_words(n, 40, seed)
+    ei = torch.randint(0, n, (2, 150), generator=torch.Generator().manual_seed(seed))
+    edges = edge_set(Data(x=torch.from_numpy(x), num_nodes=n,
+                          edge_index=to_undirected(ei[:, ei[0] != ei[1]], num_nodes=n)))
+    labels = (np.arange(n) * 3 // n).astype(np.int64)
+    for rule in (_proportional("round"), _proportional("largest_remainder")):
+        for add, delete in [(10, 10), (60, 40)]:
+            got = [similarity_rewire(edges, normalized_rows(x, sparse=sparse), labels, add,
+                                     delete, rule)[0].keys for sparse in (False, True)]
+            np.testing.assert_array_equal(got[0], got[1])
 
 
 def _oracle(x, pairs, labels, add, delete, rule):

@@ -12,8 +12,8 @@ from torch_geometric.utils import to_undirected
 import rewirekit
 from rewirekit import RewireError
 from rewirekit.graph import edge_set
-from rewirekit.methods.spectral import (_candidate_pairs, _Neighbours, _pick, fiedler_pair,
-                                        proxy_gap_change)
+from rewirekit.methods.spectral import (_candidate_pairs, _min_product_non_edge, _Neighbours,
+                                        _order_prefix, _pick, fiedler_pair, proxy_gap_change)
 
 
 def _connected(n, extra, seed):
@@ -117,6 +117,31 @@ def test_best_non_edge_search_is_exact(lam, maximize, seed):
         cands = [(u, v) for u, v in itertools.combinations(range(n), 2) if (u, v) not in pairs]
         want = min(cands, key=lambda p: ((-1 if maximize else 1) * _proxy(x, lam, *p), p))
         assert got == want
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_min_product_search_from_few_owners_equals_the_search_over_all(seed):
+    """FoSR's pruned search picks the pair of the full candidate search, ties included."""
+    rng = np.random.default_rng(seed)
+    n = 120
+    data = _connected(n, 300, seed)
+    edges = edge_set(data)
+    hub = np.arange(1, n - 10)  # node 0 is adjacent to almost everything
+    nbrs = _Neighbours(n, np.r_[edges.src, np.zeros(hub.size, dtype=np.int64)],
+                       np.r_[edges.dst, hub])
+    for y in (rng.standard_normal(n), rng.choice([-0.7, -0.3, 0.0, 0.2, 0.5, 0.9], n),
+              rng.choice([-1.0, 1.0], n), np.where(np.arange(n) == 0, -5.0, 0.01)):
+        lo, hi = _candidate_pairs(y, nbrs, None)
+        assert _min_product_non_edge(y, nbrs) == _pick(lo, hi, y[lo] * y[hi], n, False)
+
+
+def test_order_prefix_is_a_prefix_of_the_stable_order():
+    values = np.random.default_rng(0).choice([0.5, -1.0, 2.0, 0.0], 50)
+    full = np.argsort(values, kind="stable")
+    for length in (1, 3, 13, 49, 50, 80):
+        prefix = _order_prefix(values, length)
+        assert prefix.size >= min(length, 50)
+        np.testing.assert_array_equal(prefix, full[:prefix.size])
 
 
 @pytest.mark.parametrize("objective", ["max", "min"])
