@@ -219,3 +219,44 @@ def test_blocked_select_breaks_ties_by_lowest_index():
     rows, cols, _ = blocked_select(lambda a, b: matrix[:, a:b].T.copy(), 3, top_k=2,
                                    skip_diagonal=True, positive=True)
     assert sorted(zip(cols.tolist(), rows.tolist())) == [(0, 1), (0, 2), (1, 0), (1, 2), (2, 1)]
+
+
+def test_truncated_scale_path_never_builds_n_by_n(monkeypatch):
+    """CI-sized run of the scale path (cSBM, 2000 nodes): no dense solver, no N×N array in
+    any eigensolve or top-k block, and the same result as the dense solver."""
+    from rewirekit.datasets import csbm
+    from rewirekit.methods import jdr as jdr_module
+
+    data = csbm(num_nodes=2000, num_features=32, avg_degree=8, phi=0.5, seed=1)
+    n = data.num_nodes
+    params = dict(num_iterations=3, rank_a=8, rank_x=8, top_k=8, dtype="float64")
+    dense = rewirekit.rewire(data, "jdr", solver="dense", **params)
+
+    real_eigh, real_reader = np.linalg.eigh, jdr_module._TruncatedGraph.column_reader
+
+    def small_eigh(matrix, *args, **kwargs):
+        assert matrix.shape[0] < n, "an N×N eigenproblem on the truncated path"
+        return real_eigh(matrix, *args, **kwargs)
+
+    def checked_reader(self):
+        read = real_reader(self)
+
+        def blocks(start, stop):
+            assert stop - start < n, "an N×N block in the final top-k"
+            return read(start, stop)
+        return blocks
+
+    def no_dense(*args, **kwargs):
+        raise AssertionError("the dense solver ran")
+
+    monkeypatch.setattr(np.linalg, "eigh", small_eigh)
+    monkeypatch.setattr(jdr_module._TruncatedGraph, "column_reader", checked_reader)
+    monkeypatch.setattr(jdr_module._DenseGraph, "__init__", no_dense)
+    monkeypatch.setattr(torch.linalg, "eigh", no_dense)
+    monkeypatch.setattr("rewirekit.linalg.topk.BLOCK_BYTES", 8 * n * 100)  # 100 columns
+    truncated = rewirekit.rewire(data, "jdr", solver="truncated", **params)
+    assert truncated.rewire_report.extra["solver"] == "truncated"
+    assert torch.equal(dense.edge_index, truncated.edge_index)
+    torch.testing.assert_close(dense.edge_weight, truncated.edge_weight, rtol=1e-6, atol=1e-8)
+    torch.testing.assert_close(dense.x, truncated.x, rtol=1e-6, atol=1e-8)
+
