@@ -318,6 +318,9 @@ def to_markdown(results: list[Result]) -> str:
         if ours is None:
             lines.append(cells + "— | 0 | — | not run |")
             continue
+        if ours.n < 2:
+            lines.append(cells + f"{ours.mean:.2f} | 1 | — | one split: no interval yet |")
+            continue
         lo, hi = _our_interval(ours, paper.preset)
         match = intervals_overlap(lo, hi, paper.mean - paper.pm, paper.mean + paper.pm)
         note = "" if match else _mismatch_reason(paper, ours.mean, bases.get(_cell(paper)))
