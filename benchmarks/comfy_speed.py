@@ -39,7 +39,6 @@ import contextlib
 import datetime
 import time
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import torch
@@ -48,6 +47,7 @@ from torch_geometric.data import Data
 from comfy_vs_official import (PAPER_BUDGETS, SEED, call_with_timeout, fixed_louvain,
                                fosr_start_vector, import_official, load_prepared, load_spectral,
                                our_communities, quiet_scratch_dir, set_threads, with_masks)
+from timing import best_of
 
 
 @dataclass(frozen=True)
@@ -89,16 +89,6 @@ def speed_runs(dataset: str, small: int) -> list[SpeedRun]:
                          small, 10.0))
     runs.append(SpeedRun("FoSR", "fosr", {"add": small, "seed": SEED}, small, 10.0))
     return runs
-
-
-def best_of(repeat: int, run: Callable[[], object]) -> float:
-    """Smallest wall time of ``repeat`` calls."""
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def time_ours(data: Data, run: SpeedRun, repeat: int = 1) -> float:

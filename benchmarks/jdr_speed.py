@@ -15,19 +15,10 @@ decomposition and a truncated solver on the sparse output).
 from __future__ import annotations
 
 import argparse
-import time
 
 from jdr_vs_official import (PAPER_SPLITS, load_dataset, load_official, paper_settings,
                              run_official, set_threads)
-
-
-def best_of(repeat: int, run) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return min(times)
+from timing import best_of
 
 
 def main() -> None:
