@@ -7,8 +7,8 @@ Generates a seeded two-class cSBM (``rewirekit.datasets.csbm``: mean degree 14, 
 features, about 1.19M undirected edges at the default size) and runs FeaSt and ComFy,
 add and delete, with ``--edits`` edges each. Additions need the most similar non-edges
 among all ``N²/2`` pairs: the similarity is computed block by block with a running
-top-k, never as an ``N×N`` matrix. ComFy's communities come from igraph's Leiden at this
-size (``communities="auto"``). Prints the wall time of each run and the peak resident memory
+top-k, never as an ``N×N`` matrix. ComFy's communities come from igraph's Leiden (its
+default). Prints the wall time of each run and the peak resident memory
 of the process.
 """
 from __future__ import annotations

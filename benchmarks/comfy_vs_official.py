@@ -106,11 +106,11 @@ def load_prepared(name: str) -> Data:
 
 
 def our_communities(data: Data, seed: int = SEED) -> np.ndarray:
-    """Our Louvain labels (the ones ``comfy`` computes internally with the same seed)."""
+    """Our Louvain labels (those ``comfy(communities="louvain")`` computes with this seed)."""
     from rewirekit.graph import edge_set
     from rewirekit.methods.community import detect_communities
 
-    return detect_communities(edge_set(data), seed=seed)
+    return detect_communities(edge_set(data), seed=seed, algorithm="louvain")
 
 
 def canonical_edges(edge_index: torch.Tensor) -> set[Pair]:

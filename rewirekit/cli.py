@@ -356,6 +356,7 @@ def diagnose(
                                  help="Split preset that gives the training labels."),
     split: int = typer.Option(0, min=0, help="Split id of the training mask."),
     seed: int = typer.Option(0, help="Seed of the community detection."),
+    communities: str = typer.Option("leiden", help="'leiden' or 'louvain' (the ComFy paper's)."),
 ) -> None:
     """Homophily, spectral gap, communities and their label alignment, before and after."""
     from rewirekit.datasets import canonical_name, get_split_preset, load, standardize
@@ -368,9 +369,10 @@ def diagnose(
     rewirer = None if spec is None else get_method(spec.name, **spec.params)
     data = preset.prepare(standardize(load(name)))
     train_mask, _, _ = preset.split(data, split, name)
-    columns = {"before": compute(data, train_mask, seed=seed).to_dict()}
+    options = dict(seed=seed, communities=communities)
+    columns = {"before": compute(data, train_mask, **options).to_dict()}
     if spec is not None:
-        columns[f"after {spec.label}"] = compute(rewirer(data), train_mask, seed=seed).to_dict()
+        columns[f"after {spec.label}"] = compute(rewirer(data), train_mask, **options).to_dict()
     table = Table(title=f"{name}: diagnostics", caption=f"NMI on the training nodes of "
                                                        f"{preset.name} split {split}")
     table.add_column("")

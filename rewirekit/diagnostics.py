@@ -22,7 +22,7 @@ class GraphDiagnostics:
         edge_homophily: share of edges whose endpoints have the same label.
         spectral_gap: λ₁ of ``I − D^{-1/2}(A + I)D^{-1/2}`` (self-loops added, unweighted),
             the quantity ProxyAdd/ProxyDelete and FoSR act on; 0 for a disconnected graph.
-        num_communities: Louvain communities (seeded, see
+        num_communities: modularity communities (seeded Leiden or Louvain, see
             :func:`~rewirekit.methods.community.detect_communities`).
         modularity: Newman modularity of that partition.
         label_nmi: normalised mutual information between communities and labels, on the
@@ -40,13 +40,15 @@ class GraphDiagnostics:
         return asdict(self)
 
 
-def diagnose(data: Data, mask: Tensor | None = None, *, seed: int = 0) -> GraphDiagnostics:
+def diagnose(data: Data, mask: Tensor | None = None, *, seed: int = 0,
+             communities: str = "leiden") -> GraphDiagnostics:
     """Compute :class:`GraphDiagnostics` of an undirected labelled graph.
 
     Args:
         data: graph with ``edge_index`` and integer labels ``y``.
         mask: boolean node mask of the nodes whose labels may be used (e.g. a training mask).
-        seed: seed of the Louvain community detection.
+        seed: seed of the community detection.
+        communities: ``"leiden"`` or ``"louvain"`` (the ComFy paper's).
     """
     validate_data(data)
     if "y" not in data or data.y is None:
@@ -55,7 +57,7 @@ def diagnose(data: Data, mask: Tensor | None = None, *, seed: int = 0) -> GraphD
     labels = data.y.cpu().numpy()
     n = edges.num_nodes
     same = labels[edges.src] == labels[edges.dst]
-    communities = detect_communities(edges, seed=seed)
+    communities = detect_communities(edges, seed=seed, algorithm=communities)
     graph = nx.Graph()
     graph.add_nodes_from(range(n))
     graph.add_edges_from(zip(edges.src.tolist(), edges.dst.tolist()))

@@ -148,10 +148,10 @@ def _tiny_graph() -> Data:
 def test_speed_script_times_our_methods(speed):
     runs = speed.speed_runs("tiny", 2)
     assert [r.label for r in runs] == ["FeaSt add", "FeaSt delete", "ComFy add",
-                                       "ComFy[leiden] add", "ComFy delete",
-                                       "ComFy[leiden] delete", "ProxyAddMax", "ProxyDelMax",
+                                       "ComFy[louvain] add", "ComFy delete",
+                                       "ComFy[louvain] delete", "ProxyAddMax", "ProxyDelMax",
                                        "FoSR"]
-    # the Leiden rows reuse the official timing of the default rows
+    # the Louvain rows reuse the official timing of the default rows
     assert runs[2].official_key() == runs[3].official_key() != runs[4].official_key()
     data = _tiny_graph()
     for run in runs:
@@ -165,3 +165,6 @@ def test_speed_row_marks_lower_bounds_and_targets(speed):
     assert " 30x" in done and "ok" in done
     cut = speed.row("tiny", run, speed.OfficialTime(1.0, False, "timed out"), 0.1, None)
     assert ">10x" in cut and "BELOW" in cut and "timed out" in cut
+    louvain = next(r for r in speed.speed_runs("tiny", 2) if r.label == "ComFy[louvain] add")
+    info = speed.row("tiny", louvain, speed.OfficialTime(1.0, True), 0.1, (0.5, 0.05))
+    assert "info" in info and "target" not in info and "sel. ratio 10x" in info

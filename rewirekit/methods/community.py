@@ -18,29 +18,27 @@ from rewirekit.errors import RewireError
 from rewirekit.graph import EdgeSet, apply_edits, pair_keys, sorted_contains
 from rewirekit.methods.base import RewireOutput, Rewirer, check_budget, check_seed
 
-#: Community detection algorithms: networkx's Louvain (the one the ComFy code runs) and
-#: igraph's Leiden on modularity (Louvain's refinement, 10-100× faster on large graphs).
-COMMUNITY_ALGORITHMS = ("auto", "louvain", "leiden")
-#: With ``algorithm="auto"``, graphs with more edges than this use Leiden.
-LEIDEN_ABOVE_EDGES = 500_000
+#: Community detection algorithms: igraph's Leiden on modularity (the default: Louvain's
+#: refinement, in C) and networkx's Louvain (the one the ComFy code runs).
+COMMUNITY_ALGORITHMS = ("leiden", "louvain")
 
 #: Candidate pair sets up to this size are enumerated; larger ones are rejection-sampled.
 _ENUMERATE_BELOW = 4_000_000
 
 
 def detect_communities(edges: EdgeSet, seed: int = 0, resolution: float = 1.0,
-                       algorithm: str = "auto") -> np.ndarray:
+                       algorithm: str = "leiden") -> np.ndarray:
     """Modularity communities of an undirected graph, as one label per node.
 
-    * ``"louvain"``: ``networkx.community.louvain_communities(G, seed=seed,
-      resolution=resolution)`` (Blondel et al., 2008), as the official ComFy code runs it.
-    * ``"leiden"``: igraph's ``community_leiden(objective_function="modularity")``
+    * ``"leiden"`` (default): igraph's ``community_leiden(objective_function="modularity")``
       (Traag, Waltman, van Eck, "From Louvain to Leiden", Sci. Rep. 2019: Louvain's local
       moves plus a refinement that keeps communities connected; two iterations, igraph's
-      default), with random numbers from ``random.Random(seed)``. In C, it takes seconds
-      where networkx's Louvain takes many minutes on a million edges, and its modularity is
-      as high or higher; its partitions differ from Louvain's.
-    * ``"auto"``: Louvain up to :data:`LEIDEN_ABOVE_EDGES` edges, Leiden above.
+      default), with random numbers from ``random.Random(seed)``. In C, it is 10-100×
+      faster than networkx's Louvain (seconds instead of many minutes on a million edges)
+      and its modularity is as high or higher; its partitions differ from Louvain's.
+    * ``"louvain"``: ``networkx.community.louvain_communities(G, seed=seed,
+      resolution=resolution)`` (Blondel et al., 2008), the algorithm of the ComFy paper and
+      its official code; use it to reproduce them.
 
     Both are seeded and deterministic. Edge weights and self-loops are ignored; every node,
     isolated ones included, gets a community. Labels are canonical: communities are
@@ -53,7 +51,7 @@ def detect_communities(edges: EdgeSet, seed: int = 0, resolution: float = 1.0,
         >>> num_communities = labels.max() + 1
     """
     n = edges.num_nodes
-    if _resolve(algorithm, edges.num_pairs) == "louvain":
+    if check_algorithm(algorithm) == "louvain":
         graph = nx.Graph()
         graph.add_nodes_from(range(n))
         graph.add_edges_from(zip(edges.src.tolist(), edges.dst.tolist()))
@@ -84,12 +82,6 @@ def check_algorithm(algorithm: str) -> str:
     if algorithm not in COMMUNITY_ALGORITHMS:
         raise RewireError(f"communities must be one of {COMMUNITY_ALGORITHMS}, "
                           f"got {algorithm!r}.")
-    return algorithm
-
-
-def _resolve(algorithm: str, num_edges: int) -> str:
-    if check_algorithm(algorithm) == "auto":
-        return "leiden" if num_edges > LEIDEN_ABOVE_EDGES else "louvain"
     return algorithm
 
 
@@ -191,8 +183,9 @@ def sample_community_non_edges(edges: EdgeSet, labels: np.ndarray, count: int, i
 class ComMa(Rewirer):
     """ComMa: random rewiring that strengthens or weakens the graph's community structure.
 
-    Communities are Louvain communities of the input (see :func:`detect_communities`,
-    seeded with ``seed``). With ``mode="higher"`` (HigherComMa) ``add`` random non-edges
+    Communities are modularity communities of the input (Leiden by default, Louvain as in
+    the paper with ``communities="louvain"``; see :func:`detect_communities`, seeded with
+    ``seed``). With ``mode="higher"`` (HigherComMa) ``add`` random non-edges
     *inside* communities are added and ``delete`` random edges *between* communities are
     deleted; ``mode="lower"`` (LowerComMa) does the opposite (add between, delete inside).
 
@@ -213,15 +206,14 @@ class ComMa(Rewirer):
         mode: ``"higher"`` or ``"lower"``.
         add: number of edges to add.
         delete: number of edges to delete.
-        seed: seed of Louvain and of the random draws.
-        communities: ``"louvain"``, ``"leiden"`` or ``"auto"``; see
-            :func:`detect_communities`.
+        seed: seed of the community detection and of the random draws.
+        communities: ``"leiden"`` or ``"louvain"``; see :func:`detect_communities`.
     """
 
     name = "comma"
 
     def __init__(self, mode: str = "higher", add: int = 0, delete: int = 0, seed: int = 0,
-                 communities: str = "auto") -> None:
+                 communities: str = "leiden") -> None:
         super().__init__()
         if mode not in ("higher", "lower"):
             raise RewireError(f"mode must be 'higher' or 'lower', got {mode!r}.")

@@ -161,10 +161,11 @@ class FeaSt(Rewirer):
 
 
 class ComFy(Rewirer):
-    """ComFy: FeaSt inside every pair of Louvain communities, with budgets by block size.
+    """ComFy: FeaSt inside every pair of communities, with budgets by block size.
 
-    Communities ``C_1..C_K`` are Louvain communities of the input (seeded with ``seed``;
-    see :func:`rewirekit.methods.community.detect_communities`). For each community pair
+    Communities ``C_1..C_K`` are modularity communities of the input, seeded with ``seed``:
+    Leiden by default, Louvain as in the paper with ``communities="louvain"`` (see
+    :func:`rewirekit.methods.community.detect_communities`). For each community pair
     ``i ≤ j`` (``i = j`` included) with at least one edge, ``E_ij`` are its edges and
     ``s̄_ij`` their mean cosine similarity; ComFy adds the ``B⁺_ij`` most similar non-edges
     of ``C_i × C_j`` with ``sim > s̄_ij`` and deletes the ``B⁻_ij`` least similar edges of
@@ -189,10 +190,10 @@ class ComFy(Rewirer):
     Args:
         add: number of edges to add (``N`` for additions).
         delete: number of edges to delete (``N`` for deletions).
-        seed: seed of the Louvain community detection.
+        seed: seed of the community detection.
         rounding: ``"round"`` (half up), ``"floor"`` or ``"largest_remainder"`` for the
             per-pair budgets.
-        communities: ``"louvain"``, ``"leiden"`` or ``"auto"``; see
+        communities: ``"leiden"`` or ``"louvain"``; see
             :func:`~rewirekit.methods.community.detect_communities`.
     """
 
@@ -200,7 +201,7 @@ class ComFy(Rewirer):
     needs_features = True
 
     def __init__(self, add: int = 0, delete: int = 0, seed: int = 0,
-                 rounding: str = "round", communities: str = "auto") -> None:
+                 rounding: str = "round", communities: str = "leiden") -> None:
         super().__init__()
         self.add = check_budget("add", add)
         self.delete = check_budget("delete", delete)

@@ -68,17 +68,12 @@ def test_leiden_leaves_the_global_random_state_alone():
     assert random.random() == expected
 
 
-def test_auto_switches_to_leiden_on_large_graphs(monkeypatch):
-    from rewirekit.methods import community
-
+def test_default_is_leiden_and_unknown_algorithms_are_refused():
     medium = edge_set(_graph(torch.randint(0, 300, (2, 1500), generator=torch.Generator()
                                            .manual_seed(4)).t().tolist(), 300))
-    monkeypatch.setattr(community, "LEIDEN_ABOVE_EDGES", 10**9)
-    assert np.array_equal(detect_communities(medium, algorithm="auto"),
-                          detect_communities(medium, algorithm="louvain"))
-    monkeypatch.setattr(community, "LEIDEN_ABOVE_EDGES", 10)
-    assert np.array_equal(detect_communities(medium, algorithm="auto"),
-                          detect_communities(medium, algorithm="leiden"))
+    leiden = detect_communities(medium, algorithm="leiden")
+    assert np.array_equal(detect_communities(medium), leiden)
+    assert not np.array_equal(detect_communities(medium, algorithm="louvain"), leiden)
     with pytest.raises(RewireError, match="communities"):
         detect_communities(medium, algorithm="infomap")
 
