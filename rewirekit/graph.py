@@ -106,56 +106,68 @@ def validate_data(data: Data) -> None:
         if weight.dim() != 1 or weight.numel() != edge_index.size(1):
             raise RewireError(f"data.edge_weight must be 1-d with one value per edge "
                               f"({edge_index.size(1)}), got shape {tuple(weight.shape)}.")
-        if not torch.isfinite(weight).all():
+        if not _all_finite(weight):
             raise RewireError("data.edge_weight contains NaN or inf; clean the weights first.")
     x = data.x if "x" in data else None
-    if x is not None and x.is_floating_point() and not torch.isfinite(x).all():
+    if x is not None and x.is_floating_point() and not _all_finite(x):
         raise RewireError("data.x contains NaN or inf; impute or drop them first "
                           "(e.g. data.x = torch.nan_to_num(data.x)).")
 
 
-def _is_symmetric(matrix) -> bool:
-    diff = matrix - matrix.T
-    return diff.nnz == 0 or float(abs(diff).max()) == 0.0
-
-
-def to_scipy(data: Data):
-    """The (coalesced, summed) adjacency matrix of ``data`` as ``scipy.sparse.csr_matrix``."""
-    import scipy.sparse as sp
-
-    n = data.num_nodes
-    ei = data.edge_index.cpu().numpy()
-    weight = data.edge_weight if "edge_weight" in data else None
-    values = (np.ones(ei.shape[1]) if weight is None else weight.detach().cpu().double().numpy())
-    matrix = sp.coo_matrix((values, (ei[0], ei[1])), shape=(n, n))
-    matrix = matrix.tocsr()
-    if weight is None:
-        matrix.data[:] = 1.0  # duplicates count once in an unweighted graph
-    return matrix
+def _all_finite(values: Tensor) -> bool:
+    """No NaN or inf in ``values``. A finite sum proves it (NaN and inf propagate through
+    sums) at a fraction of the entrywise check's cost, which runs only if the sum is not
+    finite (it may overflow)."""
+    return bool(torch.isfinite(values.sum())) or bool(torch.isfinite(values).all())
 
 
 def edge_set(data: Data, directed: bool | None = None) -> EdgeSet:
     """Read ``data`` into a coalesced :class:`EdgeSet`.
 
     Duplicate edges are merged (weights of duplicates are summed, as
-    ``torch_geometric.utils.coalesce`` does). ``directed=None`` detects it.
+    ``torch_geometric.utils.coalesce`` does; an unweighted duplicate counts once).
+    ``directed=None`` detects it: the graph is undirected when every edge ``(u, v)`` has
+    its reverse ``(v, u)`` with the same weight. Edges already sorted and unique, the usual
+    case, are read without sorting.
     """
-    matrix = to_scipy(data).tocoo()
+    n = data.num_nodes
+    row, col = data.edge_index.cpu().numpy().astype(np.int64, copy=False)
+    weight = data.edge_weight if "edge_weight" in data else None
+    weighted = weight is not None
+    values = (weight.detach().cpu().double().numpy() if weighted
+              else np.ones(row.size, dtype=np.float64))
+    keys = row * n + col
+    if keys.size > 1 and not np.all(keys[1:] > keys[:-1]):
+        order = np.argsort(keys, kind="stable")
+        keys, values = keys[order], values[order]
+        first = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+        values = np.add.reduceat(values, first) if weighted else values[first]
+        keys = keys[first]
+    row, col = keys // n, keys % n
+    upper, lower = row < col, row > col
     if directed is None:
-        directed = not _is_symmetric(matrix.tocsr())
-    row, col, val = matrix.row.astype(np.int64), matrix.col.astype(np.int64), matrix.data
+        directed = not _mirrored(keys[upper], values[upper], col[lower] * n + row[lower],
+                                 values[lower])
+    keep = ~(row == col) if directed else upper  # keys are sorted: so is every subset
     loops = row == col
-    keep = ~loops if directed else row < col
-    order = np.lexsort((col[keep], row[keep]))
-    weighted = "edge_weight" in data and data.edge_weight is not None
     return EdgeSet(
-        num_nodes=data.num_nodes,
-        src=row[keep][order], dst=col[keep][order],
-        weight=val[keep][order] if weighted else None,
+        num_nodes=n, src=row[keep], dst=col[keep],
+        weight=values[keep] if weighted else None,
         self_loops=row[loops],
-        self_loop_weight=val[loops] if weighted else None,
+        self_loop_weight=values[loops] if weighted else None,
         directed=directed,
     )
+
+
+def _mirrored(upper_keys: np.ndarray, upper_values: np.ndarray, lower_reversed: np.ndarray,
+              lower_values: np.ndarray) -> bool:
+    """Whether the edges below the diagonal, reversed, are those above it with equal values
+    (``upper_keys`` sorted, ``lower_reversed`` the keys of the reversed lower edges)."""
+    if upper_keys.size != lower_reversed.size:
+        return False
+    order = np.argsort(lower_reversed)
+    return (np.array_equal(lower_reversed[order], upper_keys)
+            and np.array_equal(lower_values[order], upper_values))
 
 
 def apply_edits(edges: EdgeSet, remove: np.ndarray, add_src: np.ndarray, add_dst: np.ndarray,
@@ -172,7 +184,7 @@ def apply_edits(edges: EdgeSet, remove: np.ndarray, add_src: np.ndarray, add_dst
     if edges.weight is not None:
         new_w = np.broadcast_to(np.asarray(add_weight, dtype=edges.weight.dtype), add_src.shape)
         weight = np.concatenate([edges.weight[keep], new_w])
-    order = np.lexsort((dst, src))
+    order = np.argsort(pair_keys(src, dst, edges.num_nodes))
     return EdgeSet(edges.num_nodes, src[order], dst[order],
                    None if weight is None else weight[order],
                    edges.self_loops, edges.self_loop_weight, edges.directed)
@@ -189,7 +201,7 @@ def to_edge_index(edges: EdgeSet) -> tuple[Tensor, Tensor | None]:
         parts_w.insert(1, edges.weight)
     src = np.concatenate(parts_src)
     dst = np.concatenate(parts_dst)
-    order = np.lexsort((dst, src))
+    order = np.argsort(pair_keys(src, dst, edges.num_nodes))  # keys are unique
     edge_index = torch.from_numpy(np.stack([src[order], dst[order]]).astype(np.int64))
     if edges.weight is None:
         return edge_index, None

@@ -9,6 +9,7 @@ and building a new ``Data`` that keeps node count and order.
 """
 from __future__ import annotations
 
+import copy
 import inspect
 import time
 from dataclasses import asdict, dataclass, field
@@ -122,7 +123,7 @@ class Rewirer(BaseTransform):
         raise NotImplementedError
 
     def _build_output(self, data: Data, result: RewireOutput) -> Data:
-        out = data.clone()
+        out = copy.copy(data)  # a new Data sharing the unchanged tensors, as PyG's transforms
         out.edge_index, weight = to_edge_index(result.edges)
         if weight is not None:
             out.edge_weight = weight
