@@ -21,7 +21,8 @@ from torch_geometric.data import Data
 from torch_geometric.transforms import BaseTransform
 
 from rewirekit.errors import RewireError
-from rewirekit.graph import EdgeSet, edge_set, pair_keys, to_edge_index, validate_data
+from rewirekit.graph import (EdgeSet, edge_set, pair_keys, sorted_contains, to_edge_index,
+                             validate_data)
 
 _REGISTRY: dict[str, type[Rewirer]] = {}
 
@@ -135,11 +136,11 @@ class Rewirer(BaseTransform):
 
     def _report(self, before: EdgeSet, result: RewireOutput, seconds: float) -> RewireReport:
         old, new = _all_keys(before), _all_keys(result.edges)
+        kept = int(sorted_contains(old, new).sum())
         return RewireReport(
             method=self.name, params=self.get_params(), num_nodes=before.num_nodes,
             directed=before.directed, edges_before=int(old.size), edges_after=int(new.size),
-            edges_added=int(np.setdiff1d(new, old, assume_unique=True).size),
-            edges_removed=int(np.setdiff1d(old, new, assume_unique=True).size),
+            edges_added=int(new.size) - kept, edges_removed=int(old.size) - kept,
             features_changed=result.x is not None, seconds=seconds, extra=dict(result.extra))
 
 

@@ -14,6 +14,7 @@ per edit instead of scanning all ``O(N²)`` pairs.
 """
 from __future__ import annotations
 
+import numba
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, eigsh
@@ -107,49 +108,6 @@ def _candidate_pairs(x: np.ndarray, nbrs: _Neighbours, vertex: np.ndarray | None
         start_up = np.searchsorted(x[orders[0]], vertex, side="left")  # first x >= vertex
         start_down = n - start_up                                        # first x < vertex
     return _partners(orders, np.arange(n), start_up, start_down, nbrs)
-
-
-#: Owners examined first by :func:`_min_product_non_edge` (then four times as many, ...).
-_FIRST_OWNERS = 16
-
-
-def _min_product_non_edge(y: np.ndarray, nbrs: _Neighbours) -> tuple[int, int] | None:
-    """The pair that ``_pick`` chooses among ``_candidate_pairs(y, nbrs, None)`` under the
-    score ``y_u·y_v`` (minimised, ties to the smaller pair), computed from few owners.
-
-    Every candidate of ``u`` scores at least ``b_u = min(y_u·min y, y_u·max y)`` (float
-    products are monotone in each factor). The owners of smallest ``b_u`` are examined,
-    more of them each round, until the best score found is below every ``b`` left out: no
-    other owner can then reach it, not even in a tie. Each owner needs only the first
-    ``deg + 2`` nodes of the two orders of ``y``, so only those prefixes are sorted.
-    """
-    n = y.size
-    bound = np.minimum(y * y.min(), y * y.max())
-    size = min(n, _FIRST_OWNERS)
-    while True:
-        if size < n:
-            split = np.argpartition(bound, size)
-            owners, rest = split[:size], bound[split[size]]  # all others have b >= rest
-        else:
-            owners, rest = np.arange(n), np.inf
-        need = int(nbrs.count[owners].max()) + 2
-        orders = _order_prefix(y, need), _order_prefix(-y, need)
-        start = np.zeros(owners.size, dtype=np.int64)
-        lo, hi = _partners(orders, owners, start, start, nbrs)
-        best = _pick(lo, hi, y[lo] * y[hi], n, maximize=False)
-        if size == n or (best is not None and y[best[0]] * y[best[1]] < rest):
-            return best
-        size = min(n, 4 * size)
-
-
-def _order_prefix(values: np.ndarray, length: int) -> np.ndarray:
-    """At least the first ``length`` node ids of the order of ``values`` ascending, ties by
-    id: every node whose value is at most the ``length``-th smallest, sorted stably."""
-    if length >= values.size:
-        return np.argsort(values, kind="stable")
-    cut = np.partition(values, length - 1)[length - 1]
-    ids = np.flatnonzero(values <= cut)
-    return ids[np.argsort(values[ids], kind="stable")]
 
 
 def _pick(lo: np.ndarray, hi: np.ndarray, score: np.ndarray, n: int, maximize: bool
@@ -358,9 +316,12 @@ class FoSR(Rewirer):
     step on the new graph. The argmin is exact (for fixed ``u`` the product is linear in
     ``y_v``, so only the smallest and largest allowed ``y_v`` matter), and only the nodes
     ``u`` whose lower bound ``min(y_u·min y, y_u·max y)`` can still beat the best pair found
-    are searched: ``O(N)`` plus the degrees of a few nodes per edge in the usual case,
-    ``O((N + E) log N)`` at worst, instead of the official dense ``N × N`` outer product.
-    Ties go to the smaller pair ``(u, v)`` (as the official row-major ``argmin``).
+    are searched: a sort of ``y`` plus the degrees of a few nodes per edge in the usual
+    case, ``O(N log N + E)`` at worst, instead of the official dense ``N × N`` outer
+    product. Ties go to the smaller pair ``(u, v)`` (as the official row-major ``argmin``).
+    The loop over edges is compiled with numba, as the official one, and performs the
+    official floating-point operations in its order, so the edges equal the official ones
+    (``benchmarks/comfy_vs_official.py``).
 
     Decisions: the graph is read unweighted, input self-loops count in ``A`` and ``d`` (as
     in the official code); nodes of degree 0 get ``D^{-1/2} = 0`` (the official code
@@ -388,41 +349,156 @@ class FoSR(Rewirer):
     def _rewire(self, data: Data, edges: EdgeSet) -> RewireOutput:
         check_feasible(edges, add=self.add)
         n = edges.num_nodes
-        rows = np.concatenate([edges.src, edges.dst, edges.self_loops])
-        cols = np.concatenate([edges.dst, edges.src, edges.self_loops])
-        adj = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n, n))
-        deg = np.asarray(adj.sum(axis=1)).ravel()
-        added_u = np.zeros(self.add, dtype=np.int64)
-        added_v = np.zeros(self.add, dtype=np.int64)
+        # CSR with ascending neighbours (sums in the official order): lower, loop, upper
+        rows = np.concatenate([edges.dst, edges.self_loops, edges.src])
+        cols = np.concatenate([edges.src, edges.self_loops, edges.dst])
+        by_row = np.argsort(rows, kind="stable")
+        indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=n))])
         x = 2.0 * np.random.default_rng(self.seed).random(n) - 1.0
-        for _ in range(self.num_power_iterations):
-            x = _power_step(x, adj, deg, added_u[:0], added_v[:0])
-        nbrs = _Neighbours(n, edges.src, edges.dst)
-        for k in range(self.add):
-            u, v = _min_product_non_edge(x / np.sqrt(deg + 1.0), nbrs)
-            nbrs.add(u, v)
-            added_u[k], added_v[k] = u, v
-            deg[u] += 1
-            deg[v] += 1
-            x = _power_step(x, adj, deg, added_u[:k + 1], added_v[:k + 1])
+        added_u, added_v = _fosr_edges(indptr, cols[by_row], x, self.add,
+                                       self.num_power_iterations)
         new = apply_edits(edges, np.zeros(0, dtype=np.int64), added_u, added_v)
         return RewireOutput(new)
 
 
-def _power_step(x: np.ndarray, adj: sp.csr_matrix, deg: np.ndarray, added_u: np.ndarray,
-                added_v: np.ndarray) -> np.ndarray:
-    """``x ← x − (x·√d)√d/Σd``, then ``x ← (x + D^{-1/2}(A + added)D^{-1/2} x)/‖·‖``."""
-    root = np.sqrt(deg)
-    if deg.sum() > 0:
-        x = x - (x @ root) * root / deg.sum()
-    inv = np.divide(1.0, root, out=np.zeros_like(root), where=root > 0)
-    z = x * inv
-    az = adj @ z
-    np.add.at(az, added_u, z[added_v])
-    np.add.at(az, added_v, z[added_u])
-    y = x + az * inv
+# -- FoSR's loop, compiled: a few microseconds per edge, where numpy calls cost milliseconds --
+@numba.njit(cache=True)
+def _fosr_edges(indptr: np.ndarray, indices: np.ndarray, x: np.ndarray, add: int,
+                power_iterations: int) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+    """FoSR's edges, in order, for the graph ``indptr``/``indices`` (CSR, both directions,
+    self-loops once) from the start vector ``x``: ``power_iterations`` power steps, then
+    ``add`` times the best non-edge followed by one power step on the grown graph. Added
+    edges are kept as first-in-first-out lists (``head``/``link``/``other``) next to the
+    CSR arrays."""
+    n = x.size
+    deg = (indptr[1:] - indptr[:-1]).astype(np.float64)
+    head = np.full(n, -1, dtype=np.int64)
+    tail = np.full(n, -1, dtype=np.int64)
+    link = np.full(2 * add, -1, dtype=np.int64)
+    other = np.empty(2 * add, dtype=np.int64)
+    mark = np.zeros(n, dtype=np.bool_)
+    added_u = np.empty(add, dtype=np.int64)
+    added_v = np.empty(add, dtype=np.int64)
+    for _ in range(power_iterations):
+        x = _power_step(x, indptr, indices, deg, head, link, other)
+    for k in range(add):
+        u, v = _min_product_pair(x / (deg + 1.0) ** 0.5, indptr, indices, head, link, other,
+                                 mark)
+        added_u[k], added_v[k] = u, v
+        for slot, a, b in ((2 * k, u, v), (2 * k + 1, v, u)):
+            other[slot] = b
+            if head[a] < 0:
+                head[a] = slot
+            else:
+                link[tail[a]] = slot
+            tail[a] = slot
+        deg[u] += 1.0
+        deg[v] += 1.0
+        x = _power_step(x, indptr, indices, deg, head, link, other)
+    return added_u, added_v
+
+
+@numba.njit(cache=True)
+def _power_step(x: np.ndarray, indptr: np.ndarray, indices: np.ndarray, deg: np.ndarray,
+                head: np.ndarray, link: np.ndarray, other: np.ndarray) -> np.ndarray:  # pragma: no cover
+    """``x ← x − (x·√d)√d/Σd``, then ``x ← (x + D^{-1/2}(A + added)D^{-1/2} x)/‖·‖``, with
+    the official code's floating-point operations in its order (neighbours in edge order,
+    added edges last); nodes of degree 0 get ``D^{-1/2} = 0`` where it divides by zero."""
+    n = x.size
+    root = deg ** 0.5
+    total = 0.0
+    for d in deg:
+        total += d
+    if total > 0:
+        x = x - x.dot(root) * root / total
+    z = np.zeros(n)
+    for i in range(n):
+        if root[i] > 0:
+            z[i] = x[i] / root[i]
+    y = x.copy()
+    for i in range(n):
+        if root[i] > 0:
+            acc = 0.0
+            for p in range(indptr[i], indptr[i + 1]):
+                acc += z[indices[p]]
+            slot = head[i]
+            while slot >= 0:
+                acc += z[other[slot]]
+                slot = link[slot]
+            y[i] = x[i] + acc / root[i]
     norm = np.linalg.norm(y)
     return y / norm if norm > 0 else y
+
+
+@numba.njit(cache=True)
+def _min_product_pair(y: np.ndarray, indptr: np.ndarray, indices: np.ndarray, head: np.ndarray,
+                      link: np.ndarray, other: np.ndarray, mark: np.ndarray
+                      ) -> tuple[int, int]:  # pragma: no cover
+    """The non-edge ``(u, v)``, ``u < v``, minimising ``y_u·y_v``; ties to the smallest pair.
+
+    For a fixed ``u`` the product is linear in ``y_v``, so the best partner is the first
+    node that is neither ``u`` nor a neighbour of ``u`` in the order of ``y`` ascending or
+    descending (ties by id: the smallest partner, hence the smallest pair); it lies within
+    the first ``deg(u) + 2`` positions, so only prefixes of the two orders are sorted.
+    Owners whose bound ``min(y_u·min y, y_u·max y)`` exceeds the best product found are
+    skipped; the owner of the smallest bound goes first. ``mark`` is an all-false scratch
+    array.
+    """
+    n = y.size
+    length = min(n, 32)
+    up, down = _order_prefix(y, length), _order_prefix(-y, length)
+    bound = np.minimum(y * y[up[0]], y * y[down[0]])
+    first = np.argmin(bound)
+    best, best_u, best_v = np.inf, n, n
+    for step in range(n):
+        u = first if step == 0 else (step - 1 if step - 1 < first else step)
+        if bound[u] > best:
+            continue
+        need = min(n, _mark_neighbours(u, indptr, indices, head, link, other, mark, True) + 1)
+        if need > min(up.size, down.size):
+            length = max(need, min(n, 2 * length))
+            up, down = _order_prefix(y, length), _order_prefix(-y, length)
+        for order in (up, down):
+            for v in order:
+                if mark[v]:
+                    continue
+                score = y[u] * y[v]
+                a, b = min(u, v), max(u, v)
+                if score < best or (score == best and (a < best_u or (a == best_u and b < best_v))):
+                    best, best_u, best_v = score, a, b
+                break
+        _mark_neighbours(u, indptr, indices, head, link, other, mark, False)
+    return best_u, best_v
+
+
+@numba.njit(cache=True)
+def _order_prefix(values: np.ndarray, length: int) -> np.ndarray:  # pragma: no cover
+    """At least the first ``length`` node ids of the order of ``values`` ascending, ties by
+    id: every node whose value is at most the ``length``-th smallest, sorted stably."""
+    if length >= values.size:
+        return np.argsort(values, kind="mergesort")
+    cut = np.partition(values, length - 1)[length - 1]
+    ids = np.flatnonzero(values <= cut)
+    return ids[np.argsort(values[ids], kind="mergesort")]
+
+
+@numba.njit(cache=True)
+def _mark_neighbours(u: int, indptr: np.ndarray, indices: np.ndarray, head: np.ndarray,
+                     link: np.ndarray, other: np.ndarray, mark: np.ndarray,
+                     value: bool) -> int:  # pragma: no cover
+    """Set ``mark`` to ``value`` at ``u`` and at its neighbours (CSR and added edges); return
+    how many entries that visited (at least the number of nodes marked)."""
+    mark[u] = value
+    count = 1
+    for p in range(indptr[u], indptr[u + 1]):
+        mark[indices[p]] = value
+        count += 1
+    slot = head[u]
+    while slot >= 0:
+        mark[other[slot]] = value
+        slot = link[slot]
+        count += 1
+    return count
 
 
 __all__ = ["ProxyAdd", "ProxyDelete", "FoSR", "fiedler_pair", "proxy_gap_change"]

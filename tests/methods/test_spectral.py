@@ -12,8 +12,8 @@ from torch_geometric.utils import to_undirected
 import rewirekit
 from rewirekit import RewireError
 from rewirekit.graph import edge_set
-from rewirekit.methods.spectral import (_candidate_pairs, _min_product_non_edge, _Neighbours,
-                                        _order_prefix, _pick, fiedler_pair, proxy_gap_change)
+from rewirekit.methods.spectral import (_candidate_pairs, _min_product_pair, _Neighbours,
+                                        _pick, fiedler_pair, proxy_gap_change)
 
 
 def _connected(n, extra, seed):
@@ -120,28 +120,31 @@ def test_best_non_edge_search_is_exact(lam, maximize, seed):
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_min_product_search_from_few_owners_equals_the_search_over_all(seed):
-    """FoSR's pruned search picks the pair of the full candidate search, ties included."""
+def test_compiled_min_product_search_equals_the_candidate_search(seed):
+    """FoSR's compiled, pruned search picks the pair of the full candidate search (every
+    owner's first allowed partner in both orders), ties included, also with added edges."""
     rng = np.random.default_rng(seed)
     n = 120
     data = _connected(n, 300, seed)
     edges = edge_set(data)
-    hub = np.arange(1, n - 10)  # node 0 is adjacent to almost everything
+    hub = np.arange(1, n - 10)  # node 0 becomes adjacent to almost everything
     nbrs = _Neighbours(n, np.r_[edges.src, np.zeros(hub.size, dtype=np.int64)],
                        np.r_[edges.dst, hub])
+    csr = sp.csr_matrix((np.ones(2 * edges.num_pairs), (np.r_[edges.src, edges.dst],
+                                                      np.r_[edges.dst, edges.src])), shape=(n, n))
+    head = np.full(n, -1, dtype=np.int64)
+    link, other = np.zeros(2 * hub.size, dtype=np.int64), np.zeros(2 * hub.size, dtype=np.int64)
+    for k, v in enumerate(hub):  # the hub's edges as added edges (linked lists)
+        for slot, a, b in ((2 * k, 0, v), (2 * k + 1, v, 0)):
+            other[slot], link[slot], head[a] = b, head[a], slot
+    mark = np.zeros(n, dtype=bool)
     for y in (rng.standard_normal(n), rng.choice([-0.7, -0.3, 0.0, 0.2, 0.5, 0.9], n),
               rng.choice([-1.0, 1.0], n), np.where(np.arange(n) == 0, -5.0, 0.01)):
         lo, hi = _candidate_pairs(y, nbrs, None)
-        assert _min_product_non_edge(y, nbrs) == _pick(lo, hi, y[lo] * y[hi], n, False)
-
-
-def test_order_prefix_is_a_prefix_of_the_stable_order():
-    values = np.random.default_rng(0).choice([0.5, -1.0, 2.0, 0.0], 50)
-    full = np.argsort(values, kind="stable")
-    for length in (1, 3, 13, 49, 50, 80):
-        prefix = _order_prefix(values, length)
-        assert prefix.size >= min(length, 50)
-        np.testing.assert_array_equal(prefix, full[:prefix.size])
+        got = _min_product_pair(y, csr.indptr.astype(np.int64), csr.indices.astype(np.int64),
+                                head, link, other, mark)
+        assert got == _pick(lo, hi, y[lo] * y[hi], n, False)
+        assert not mark.any()
 
 
 @pytest.mark.parametrize("objective", ["max", "min"])
