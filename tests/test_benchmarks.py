@@ -34,6 +34,12 @@ def test_reproduce_baselines_smoke(tmp_path):
     # A second run trains nothing: every row is in the store.
     assert script.main(args + ["--stored-only"]) == 0
     assert out.read_text().count("| 2 |") == 3
+    # The rows travel in a CSV: a fresh store gets them back without training.
+    runs = tmp_path / "runs.csv.gz"
+    assert script.main(args + ["--stored-only", "--runs-file", str(runs)]) == 0
+    fresh = ["--store", str(tmp_path / "fresh.db"), "--runs-file", str(runs), "--stored-only"]
+    assert script.main(args[:2] + fresh + args[4:]) == 0
+    assert out.read_text().count("| 2 |") == 3
 
 
 def test_reproduce_jdr_rows_smoke(tmp_path):

@@ -3,10 +3,15 @@
 The database runs in WAL mode and every row is committed on its own, so a
 benchmark killed at any moment (even with SIGKILL) keeps every finished row and
 leaves a readable file; re-running the benchmark skips the rows already there.
+Rows travel between machines as CSV (:meth:`ResultStore.export_csv` /
+:meth:`ResultStore.import_csv`, gzip-compressed when the name ends in ``.gz``).
 """
 from __future__ import annotations
 
+import csv
+import gzip
 import hashlib
+import io
 import json
 import sqlite3
 import time
@@ -74,6 +79,8 @@ class RunRecord:
 
 
 _KEY_COLUMNS = [f.name for f in fields(RunKey)]
+_CSV_COLUMNS = _KEY_COLUMNS + ["params", "test_acc", "val_acc", "rewire_seconds",
+                               "train_seconds", "epochs", "versions"]
 
 
 def package_versions() -> dict[str, str]:
@@ -135,6 +142,44 @@ class ResultStore:
         marks = ", ".join("?" * len(values))
         self._conn.execute(f"INSERT OR REPLACE INTO results VALUES ({marks})", values)
 
+    def export_csv(self, path: str | Path) -> int:
+        """Write every row to ``path`` (CSV; gzip if it ends in ``.gz``), in key order, and
+        return how many. Parameters and versions are JSON cells."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        rows = list(self.records())
+        with _open_text(path, "w") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(_CSV_COLUMNS)
+            for r in rows:
+                writer.writerow([*astuple_key(r.key), json.dumps(r.params, sort_keys=True),
+                                 repr(r.test_acc), repr(r.val_acc), repr(r.rewire_seconds),
+                                 repr(r.train_seconds), r.epochs,
+                                 json.dumps(r.versions, sort_keys=True)])
+        return len(rows)
+
+    def import_csv(self, path: str | Path) -> int:
+        """Add the rows of a CSV written by :meth:`export_csv` whose keys are not stored
+        yet (rows already here win); return how many were added."""
+        path = Path(path)
+        with _open_text(path, "r") as handle:
+            reader = csv.DictReader(handle)
+            if reader.fieldnames != _CSV_COLUMNS:
+                raise RewireError(f"{path} is not a result export: its columns are "
+                                  f"{reader.fieldnames}, expected {_CSV_COLUMNS}.")
+            added = 0
+            for row in reader:
+                key = RunKey(**{c: int(row[c]) if c in ("split_id", "seed") else row[c]
+                                for c in _KEY_COLUMNS})
+                if key in self:
+                    continue
+                self.put(RunRecord(key, json.loads(row["params"]), float(row["test_acc"]),
+                                   float(row["val_acc"]), float(row["rewire_seconds"]),
+                                   float(row["train_seconds"]), int(row["epochs"]),
+                                   json.loads(row["versions"])))
+                added += 1
+        return added
+
     def records(self, **filters: Any) -> Iterator[RunRecord]:
         """All rows, optionally filtered by key columns (e.g. ``dataset="cora"``)."""
         unknown = set(filters) - set(_KEY_COLUMNS)
@@ -149,6 +194,12 @@ class ResultStore:
              versions, _created) = row[len(_KEY_COLUMNS):]
             yield RunRecord(key, json.loads(params), test_acc, val_acc, rewire_s, train_s,
                             epochs, json.loads(versions))
+
+
+def _open_text(path: Path, mode: str) -> io.TextIOBase:
+    if path.suffix == ".gz":
+        return gzip.open(path, mode + "t", newline="", encoding="utf-8")
+    return open(path, mode, newline="", encoding="utf-8")
 
 
 def astuple_key(key: RunKey) -> tuple:

@@ -37,6 +37,23 @@ def test_rows_survive_reopen_and_replace(tmp_path):
         assert next(store.records()).test_acc == 0.9
 
 
+@pytest.mark.parametrize("name", ["rows.csv", "rows.csv.gz"])
+def test_csv_export_import_round_trip_keeps_local_rows(tmp_path, name):
+    with ResultStore(tmp_path / "a.db") as store:
+        store.put(_record(0, 0.7123456789012345))
+        store.put(_record(1, 0.8))
+        assert store.export_csv(tmp_path / name) == 2
+    with ResultStore(tmp_path / "b.db") as other:
+        other.put(_record(1, 0.3))  # a local row is not overwritten
+        assert other.import_csv(tmp_path / name) == 1
+        assert other.import_csv(tmp_path / name) == 0
+        rows = {r.key.split_id: r for r in other.records()}
+    assert rows[0] == _record(0, 0.7123456789012345) and rows[1].test_acc == 0.3
+    (tmp_path / "bad.csv").write_text("a,b\n1,2\n")
+    with ResultStore(tmp_path / "c.db") as store, pytest.raises(RewireError, match="columns"):
+        store.import_csv(tmp_path / "bad.csv")
+
+
 def test_params_hash_ignores_key_order():
     assert params_hash({"a": 1, "b": 2}) == params_hash({"b": 2, "a": 1})
     assert params_hash({"a": 1}) != params_hash({"a": 2})
