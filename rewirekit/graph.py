@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 import torch
 from torch import Tensor
@@ -192,18 +193,54 @@ def apply_edits(edges: EdgeSet, remove: np.ndarray, add_src: np.ndarray, add_dst
 
 def to_edge_index(edges: EdgeSet) -> tuple[Tensor, Tensor | None]:
     """Back to a sorted int64 ``edge_index`` (both directions if undirected) and weights."""
-    parts_src = [edges.src, edges.self_loops]
-    parts_dst = [edges.dst, edges.self_loops]
-    parts_w = [edges.weight, edges.self_loop_weight]
-    if not edges.directed:
-        parts_src.insert(1, edges.dst)
-        parts_dst.insert(1, edges.src)
-        parts_w.insert(1, edges.weight)
-    src = np.concatenate(parts_src)
-    dst = np.concatenate(parts_dst)
-    order = np.argsort(pair_keys(src, dst, edges.num_nodes))  # keys are unique
-    edge_index = torch.from_numpy(np.stack([src[order], dst[order]]).astype(np.int64))
+    if edges.directed:
+        src = np.concatenate([edges.src, edges.self_loops])
+        dst = np.concatenate([edges.dst, edges.self_loops])
+        slot_pair = np.argsort(pair_keys(src, dst, edges.num_nodes))  # keys are unique
+        src, dst = src[slot_pair], dst[slot_pair]
+    else:
+        indptr, dst, slot_pair = symmetric_csr(edges)
+        src = np.repeat(np.arange(edges.num_nodes), np.diff(indptr))
+    edge_index = torch.from_numpy(np.stack([src, dst]).astype(np.int64, copy=False))
     if edges.weight is None:
         return edge_index, None
-    weight = np.concatenate(parts_w)[order]
+    weight = np.concatenate([edges.weight, edges.self_loop_weight])[slot_pair]
     return edge_index, torch.from_numpy(weight.astype(np.float32))
+
+
+def symmetric_csr(edges: EdgeSet) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Both directions of an undirected edge set as CSR rows with ascending columns.
+
+    Returns:
+        ``(indptr, columns, slot_pair)``: row ``i`` holds ``columns[indptr[i]:indptr[i+1]]``;
+        ``slot_pair`` maps each entry to its pair (``< num_pairs``) or, from
+        ``num_pairs`` on, to its self-loop.
+    """
+    return _symmetric_csr(edges.num_nodes, edges.src, edges.dst, edges.self_loops)
+
+
+@numba.njit(cache=True)
+def _symmetric_csr(n: int, src: np.ndarray, dst: np.ndarray,
+                   loops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
+    # counting sort of canonical pairs sorted by (src, dst): a row's lower neighbours come
+    # first (pairs ending there, ascending in src), then its loop, then its upper neighbours
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    for i in range(src.size):
+        indptr[src[i] + 1] += 1
+        indptr[dst[i] + 1] += 1
+    for node in loops:
+        indptr[node + 1] += 1
+    indptr = np.cumsum(indptr)
+    fill = indptr[:-1].copy()
+    columns = np.empty(indptr[-1], dtype=np.int64)
+    slot_pair = np.empty(indptr[-1], dtype=np.int64)
+    for i in range(src.size):
+        columns[fill[dst[i]]], slot_pair[fill[dst[i]]] = src[i], i
+        fill[dst[i]] += 1
+    for j in range(loops.size):
+        columns[fill[loops[j]]], slot_pair[fill[loops[j]]] = loops[j], src.size + j
+        fill[loops[j]] += 1
+    for i in range(src.size):
+        columns[fill[src[i]]], slot_pair[fill[src[i]]] = dst[i], i
+        fill[src[i]] += 1
+    return indptr, columns, slot_pair

@@ -21,7 +21,7 @@ from scipy.sparse.linalg import LinearOperator, eigsh
 from torch_geometric.data import Data
 
 from rewirekit.errors import RewireError
-from rewirekit.graph import EdgeSet, apply_edits, pair_keys
+from rewirekit.graph import EdgeSet, apply_edits, pair_keys, symmetric_csr
 from rewirekit.methods.base import (RewireOutput, Rewirer, check_budget, check_feasible,
                                     check_seed)
 from rewirekit.methods.community import removable_in_order
@@ -348,15 +348,9 @@ class FoSR(Rewirer):
 
     def _rewire(self, data: Data, edges: EdgeSet) -> RewireOutput:
         check_feasible(edges, add=self.add)
-        n = edges.num_nodes
-        # CSR with ascending neighbours (sums in the official order): lower, loop, upper
-        rows = np.concatenate([edges.dst, edges.self_loops, edges.src])
-        cols = np.concatenate([edges.src, edges.self_loops, edges.dst])
-        by_row = np.argsort(rows, kind="stable")
-        indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=n))])
-        x = 2.0 * np.random.default_rng(self.seed).random(n) - 1.0
-        added_u, added_v = _fosr_edges(indptr, cols[by_row], x, self.add,
-                                       self.num_power_iterations)
+        x = 2.0 * np.random.default_rng(self.seed).random(edges.num_nodes) - 1.0
+        indptr, indices, _ = symmetric_csr(edges)  # ascending rows: the official sum order
+        added_u, added_v = _fosr_edges(indptr, indices, x, self.add, self.num_power_iterations)
         new = apply_edits(edges, np.zeros(0, dtype=np.int64), added_u, added_v)
         return RewireOutput(new)
 
@@ -379,11 +373,11 @@ def _fosr_edges(indptr: np.ndarray, indices: np.ndarray, x: np.ndarray, add: int
     mark = np.zeros(n, dtype=np.bool_)
     added_u = np.empty(add, dtype=np.int64)
     added_v = np.empty(add, dtype=np.int64)
+    root, root_plus_one = deg ** 0.5, (deg + 1.0) ** 0.5  # updated entrywise below
     for _ in range(power_iterations):
-        x = _power_step(x, indptr, indices, deg, head, link, other)
+        x = _power_step(x, indptr, indices, deg, root, head, link, other)
     for k in range(add):
-        u, v = _min_product_pair(x / (deg + 1.0) ** 0.5, indptr, indices, head, link, other,
-                                 mark)
+        u, v = _min_product_pair(x / root_plus_one, indptr, indices, head, link, other, mark)
         added_u[k], added_v[k] = u, v
         for slot, a, b in ((2 * k, u, v), (2 * k + 1, v, u)):
             other[slot] = b
@@ -392,20 +386,22 @@ def _fosr_edges(indptr: np.ndarray, indices: np.ndarray, x: np.ndarray, add: int
             else:
                 link[tail[a]] = slot
             tail[a] = slot
-        deg[u] += 1.0
-        deg[v] += 1.0
-        x = _power_step(x, indptr, indices, deg, head, link, other)
+        for node in (u, v):
+            deg[node] += 1.0
+            root[node], root_plus_one[node] = deg[node] ** 0.5, (deg[node] + 1.0) ** 0.5
+        x = _power_step(x, indptr, indices, deg, root, head, link, other)
     return added_u, added_v
 
 
 @numba.njit(cache=True)
 def _power_step(x: np.ndarray, indptr: np.ndarray, indices: np.ndarray, deg: np.ndarray,
-                head: np.ndarray, link: np.ndarray, other: np.ndarray) -> np.ndarray:  # pragma: no cover
-    """``x ← x − (x·√d)√d/Σd``, then ``x ← (x + D^{-1/2}(A + added)D^{-1/2} x)/‖·‖``, with
-    the official code's floating-point operations in its order (neighbours in edge order,
-    added edges last); nodes of degree 0 get ``D^{-1/2} = 0`` where it divides by zero."""
+                root: np.ndarray, head: np.ndarray, link: np.ndarray,
+                other: np.ndarray) -> np.ndarray:  # pragma: no cover
+    """``x ← x − (x·√d)√d/Σd``, then ``x ← (x + D^{-1/2}(A + added)D^{-1/2} x)/‖·‖``
+    (``root = d ** 0.5``), with the official code's floating-point operations in its order
+    (neighbours in edge order, added edges last); nodes of degree 0 get ``D^{-1/2} = 0``
+    where it divides by zero."""
     n = x.size
-    root = deg ** 0.5
     total = 0.0
     for d in deg:
         total += d
