@@ -412,8 +412,8 @@ def compare_similarity(modules: dict, data: Data, labels: np.ndarray, dataset: s
     official_pairs = official_similarity_edits(
         modules[method], data, add, delete, labels)[0 if kind == "add" else 1]
     params = {"add": add, "delete": delete}
-    if method == "comfy":
-        params.update(seed=SEED, rounding="floor")
+    if method == "comfy":  # the communities fed to the official code are our Louvain's
+        params.update(seed=SEED, rounding="floor", communities="louvain")
     ours_pairs = ours_edits(data, method, **params)[0 if kind == "add" else 1]
     ctx = selection_context(data.x.numpy(), canonical_edges(data.edge_index), labels, kind,
                             budget, per_block=method == "comfy")
@@ -465,8 +465,9 @@ def official_fosr_sequence(module: types.ModuleType, data: Data, budget: int) ->
 
 
 def compare_spectral(official: dict, data: Data, dataset: str, budget: int,
-                     timeout: float) -> list[str]:
-    """Lines comparing ProxyAddMax / ProxyDelMax (and FoSR if loaded) at ``budget`` edges."""
+                     timeout: float, fosr_budget: int | None = None) -> list[str]:
+    """Lines comparing ProxyAddMax / ProxyDelMax at ``budget`` edges and FoSR (if loaded)
+    at ``fosr_budget`` (default ``budget``)."""
     lines = []
     for kind, method, key in (("add", "proxy_add", "add"), ("delete", "proxy_delete", "delete")):
         theirs = call_with_timeout(official_proxy_edits, (official["proxy"], data, kind, budget),
@@ -483,6 +484,7 @@ def compare_spectral(official: dict, data: Data, dataset: str, budget: int,
     if "fosr" in official:
         import rewirekit
 
+        budget = fosr_budget or budget
         theirs = official_fosr_sequence(official["fosr"], data, budget)
         out = rewirekit.rewire(data, "fosr", add=budget, seed=SEED)
         ours_set = edits(data, out)[0]
@@ -514,6 +516,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--spectral", type=int, default=0, metavar="N",
                         help="also compare ProxyAddMax/ProxyDelMax (and FoSR) at N edges")
     parser.add_argument("--fosr", help="root of a kedar2/FoSR checkout (for --spectral)")
+    parser.add_argument("--fosr-edges", type=int, default=None, metavar="N",
+                        help="compare FoSR at N edges (default: the --spectral N)")
     parser.add_argument("--timeout", type=float, default=600.0,
                         help="seconds after which an official spectral run is given up")
     args = parser.parse_args(argv)
@@ -536,7 +540,8 @@ def main(argv: list[str] | None = None) -> None:
         print("\n# spectral family")
         for dataset in args.datasets:
             data = load_prepared(dataset)
-            for line in compare_spectral(spectral, data, dataset, args.spectral, args.timeout):
+            for line in compare_spectral(spectral, data, dataset, args.spectral, args.timeout,
+                                         args.fosr_edges):
                 print(line, flush=True)
 
 
