@@ -443,12 +443,15 @@ def _min_product_pair(y: np.ndarray, indptr: np.ndarray, indices: np.ndarray, he
     n = y.size
     length = min(n, 32)
     up, down = _order_prefix(y, length), _order_prefix(-y, length)
-    bound = np.minimum(y * y[up[0]], y * y[down[0]])
-    first = np.argmin(bound)
+    low, high = y[up[0]], y[down[0]]
+    first = 0
+    for u in range(1, n):
+        if min(y[u] * low, y[u] * high) < min(y[first] * low, y[first] * high):
+            first = u
     best, best_u, best_v = np.inf, n, n
     for step in range(n):
         u = first if step == 0 else (step - 1 if step - 1 < first else step)
-        if bound[u] > best:
+        if min(y[u] * low, y[u] * high) > best:
             continue
         need = min(n, _mark_neighbours(u, indptr, indices, head, link, other, mark, True) + 1)
         if need > min(up.size, down.size):
