@@ -197,8 +197,11 @@ class ResultStore:
 
 
 def _open_text(path: Path, mode: str) -> io.TextIOBase:
+    """Text file, gzip-compressed for ``.gz`` (without a timestamp: equal rows give equal
+    bytes, so an unchanged export does not show up as a change in version control)."""
     if path.suffix == ".gz":
-        return gzip.open(path, mode + "t", newline="", encoding="utf-8")
+        binary = gzip.GzipFile(path, mode + "b", mtime=0)
+        return io.TextIOWrapper(binary, encoding="utf-8", newline="")
     return open(path, mode, newline="", encoding="utf-8")
 
 
