@@ -355,7 +355,7 @@ class FoSR(Rewirer):
         return RewireOutput(new)
 
 
-# -- FoSR's loop, compiled: a few microseconds per edge, where numpy calls cost milliseconds --
+# -- FoSR's loop, compiled: tens of microseconds per edge, where numpy calls cost hundreds --
 @numba.njit(cache=True)
 def _fosr_edges(indptr: np.ndarray, indices: np.ndarray, x: np.ndarray, add: int,
                 power_iterations: int) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
