@@ -22,15 +22,22 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
-from torch_geometric.nn import GATConv, GCNConv
+from torch_geometric.nn import GATConv
 
 from rewirekit.errors import RewireError
-from rewirekit.models.layers import GPRProp, NormalizedAdjacency, WeightedSAGEConv
+from rewirekit.models.layers import (GPRProp, GraphConvolution, NormalizedAdjacency,
+                                     SparseFeatures, SparseOperator, WeightedSAGEConv, linear)
 
 
-def feature_dropout(x: Tensor, p: float, training: bool) -> Tensor:
-    """Dropout that also accepts sparse CSR features (it drops stored values only, which for
+def feature_dropout(x: Tensor | SparseOperator, p: float, training: bool
+                    ) -> Tensor | SparseOperator:
+    """Dropout that also accepts sparse CSR features, as a tensor or a
+    :class:`~rewirekit.models.layers.SparseOperator` (it drops stored values only, which for
     a matrix product is the same as dropping entries of the dense matrix)."""
+    if isinstance(x, SparseOperator):
+        if not training or p == 0.0:
+            return x
+        return x.with_values(F.dropout(x.values(), p=p, training=True))
     if x.layout == torch.sparse_csr:
         if not training or p == 0.0:
             return x
@@ -109,9 +116,11 @@ def _widths(in_channels: int, hidden: int, out_channels: int,
 class GCN(_LayerStack):
     r"""Graph convolutional network (Kipf & Welling, ICLR 2017, https://arxiv.org/abs/1609.02907).
 
-    Each layer computes :math:`\hat{A} H W` with
+    Each layer computes :math:`\hat{A} H W + b` with
     :math:`\hat{A} = \tilde{D}^{-1/2} (A + I) \tilde{D}^{-1/2}`; ``A`` holds the edge weights
-    (PyG's :class:`~torch_geometric.nn.conv.GCNConv` with ``edge_weight``). ReLU and dropout sit
+    (as PyG's :class:`~torch_geometric.nn.conv.GCNConv` with ``edge_weight``, whose
+    initialisation it shares: :class:`~rewirekit.models.layers.GraphConvolution`). ReLU and
+    dropout sit
     between layers; there is no input dropout (as in the JDR code's ``GCN_Net`` and in ComFy's
     ``SimpleGCN``).
 
@@ -127,15 +136,20 @@ class GCN(_LayerStack):
                  num_layers: int = 2, dropout: float = 0.5) -> None:
         _check_width("hidden", hidden)
         _check_width("num_layers", num_layers)
-        super().__init__([GCNConv(a, b, normalize=False)
+        super().__init__([GraphConvolution(a, b)
                           for a, b in _widths(in_channels, hidden, out_channels, num_layers)],
                          _check_dropout("dropout", dropout))
         self.adjacency = NormalizedAdjacency()
+        self.features = SparseFeatures()
 
     def forward(self, x: Tensor, edge_index: Tensor, edge_weight: Tensor | None = None) -> Tensor:
-        # GCNConv normalises on every call; the normalised CSR matrix is built once instead.
+        # the normalised CSR matrix is built once per graph, not on every call
         adjacency = self.adjacency(edge_index, edge_weight, x.size(0), x.dtype)
-        return super().forward(x, adjacency)
+        return super().forward(self.features(x), adjacency)
+
+    def _apply_layer(self, layer: nn.Module, x: Tensor, adjacency: SparseOperator,
+                     edge_weight: None) -> Tensor:
+        return layer(x, adjacency)
 
 
 class GraphSAGE(_LayerStack):
@@ -250,6 +264,7 @@ class GPRGNN(NodeClassifier):
         self.lin1 = nn.Linear(in_channels, _check_width("hidden", hidden))
         self.lin2 = nn.Linear(hidden, out_channels)
         self.prop = GPRProp(K, alpha)
+        self.features = SparseFeatures()
         self.dropout = _check_dropout("dropout", dropout)
         self.dprate = _check_dropout("dprate", dprate)
 
@@ -266,8 +281,8 @@ class GPRGNN(NodeClassifier):
         self.prop.reset_parameters()
 
     def forward(self, x: Tensor, edge_index: Tensor, edge_weight: Tensor | None = None) -> Tensor:
-        x = feature_dropout(x, self.dropout, self.training)
-        x = F.dropout(F.relu(self.lin1(x)), p=self.dropout, training=self.training)
+        x = feature_dropout(self.features(x), self.dropout, self.training)
+        x = F.dropout(F.relu(linear(x, self.lin1)), p=self.dropout, training=self.training)
         x = F.dropout(self.lin2(x), p=self.dprate, training=self.training)
         return self.prop(x, edge_index, edge_weight)
 

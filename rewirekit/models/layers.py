@@ -7,20 +7,107 @@ from __future__ import annotations
 
 import warnings
 import weakref
+from typing import Any, Callable
 
 import torch
 from torch import Tensor
 from torch.nn import Linear, Module, Parameter
 from torch_geometric.nn import MessagePassing
 from torch_geometric.nn.conv.gcn_conv import gcn_norm
+from torch_geometric.nn.dense.linear import Linear as PygLinear
+from torch_geometric.nn.inits import zeros
 from torch_geometric.utils import scatter, to_torch_csr_tensor
 
 from rewirekit.errors import RewireError
 
 
+class _CsrProduct(torch.autograd.Function):
+    """``M @ H`` for a constant CSR matrix ``M``; the gradient is ``Mᵀ @ dH`` with a stored
+    ``Mᵀ`` (torch's own backward transposes and re-sorts ``M`` on every call, which made
+    that conversion most of the training time of GPR-GNN)."""
+
+    @staticmethod
+    def forward(ctx: Any, matrix: Tensor, transposed: Tensor, dense: Tensor) -> Tensor:
+        ctx.transposed = transposed
+        return matrix @ dense
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[None, None, Tensor | None]:
+        return None, None, ctx.transposed @ grad if ctx.needs_input_grad[2] else None
+
+
+class SparseOperator:
+    """A constant sparse CSR matrix ``M`` with its transpose built once, so that products
+    ``M @ H`` are differentiable in ``H`` without converting ``M`` again (see
+    :class:`_CsrProduct`). ``with_values`` swaps the stored values in both orders at once
+    (dropout on sparse features)."""
+
+    def __init__(self, matrix: Tensor, *, _transposed: Tensor | None = None,
+                 _order: Tensor | None = None) -> None:
+        self.matrix = matrix
+        if _transposed is None:
+            positions = torch.arange(matrix.values().numel(), dtype=torch.float64)
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta")
+                order = _csr(matrix, positions).t().to_sparse_csr()
+            _order = order.values().long()
+            _transposed = _csr(order, matrix.values()[_order])
+        self.transposed, self._order = _transposed, _order
+
+    @property
+    def shape(self) -> torch.Size:
+        return self.matrix.shape
+
+    def size(self, dim: int) -> int:
+        return self.matrix.size(dim)
+
+    def values(self) -> Tensor:
+        return self.matrix.values()
+
+    def with_values(self, values: Tensor) -> SparseOperator:
+        """The same sparsity pattern with other stored values."""
+        return SparseOperator(_csr(self.matrix, values),
+                              _transposed=_csr(self.transposed, values[self._order]),
+                              _order=self._order)
+
+    def __matmul__(self, dense: Tensor) -> Tensor:
+        return _CsrProduct.apply(self.matrix, self.transposed, dense)
+
+
+def _csr(pattern: Tensor, values: Tensor) -> Tensor:
+    """A CSR tensor with the index arrays of ``pattern`` and the given values."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta")
+        return torch.sparse_csr_tensor(pattern.crow_indices(), pattern.col_indices(), values,
+                                       pattern.size(), check_invariants=False)
+
+
+class _IdentityCache:
+    """Remembers one value built from a set of tensors, by their identity (weak references,
+    so the tensors can still be freed); another set of tensors rebuilds it."""
+
+    def __init__(self) -> None:
+        self._refs: tuple | None = None
+        self._extra: tuple = ()
+        self._value: Any = None
+
+    def get(self, tensors: tuple[Tensor | None, ...], extra: tuple, build: Callable[[], Any]
+            ) -> Any:
+        refs = self._refs
+        hit = (refs is not None and extra == self._extra and len(refs) == len(tensors)
+               and all((r is None and t is None) or (r is not None and r() is t)
+                       for r, t in zip(refs, tensors)))
+        if not hit:
+            self._value = build()
+            self._refs = tuple(None if t is None else weakref.ref(t) for t in tensors)
+            self._extra = extra
+        return self._value
+
+
 class NormalizedAdjacency:
     r"""The GCN propagation matrix :math:`\hat{A} = \tilde{D}^{-1/2}(A + I)\tilde{D}^{-1/2}`
-    as a sparse CSR matrix (rows are targets), cached for the graph it was last built from.
+    as a :class:`SparseOperator` (rows are targets), cached for the graph it was last built
+    from.
 
     Full-batch training calls a model hundreds of times on one graph; normalising once and
     multiplying with a CSR matrix is several times faster on CPU than message passing. The
@@ -29,31 +116,62 @@ class NormalizedAdjacency:
     """
 
     def __init__(self) -> None:
-        self._key: tuple | None = None
-        self._matrix: Tensor | None = None
+        self._cache = _IdentityCache()
 
     def __call__(self, edge_index: Tensor, edge_weight: Tensor | None, num_nodes: int,
-                 dtype: torch.dtype) -> Tensor:
-        if not self._is_cached(edge_index, edge_weight, num_nodes, dtype):
+                 dtype: torch.dtype) -> SparseOperator:
+        def build() -> SparseOperator:
             index, norm = gcn_norm(edge_index, edge_weight, num_nodes=num_nodes, dtype=dtype)
             with warnings.catch_warnings():
                 warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta")
                 warnings.filterwarnings("ignore", message="Sparse invariant checks")
-                self._matrix = to_torch_csr_tensor(index.flip(0), norm, size=(num_nodes, num_nodes))
-            self._key = (weakref.ref(edge_index),
-                         None if edge_weight is None else weakref.ref(edge_weight),
-                         num_nodes, dtype)
-        return self._matrix
+                return SparseOperator(to_torch_csr_tensor(index.flip(0), norm,
+                                                          size=(num_nodes, num_nodes)))
+        return self._cache.get((edge_index, edge_weight), (num_nodes, dtype), build)
 
-    def _is_cached(self, edge_index: Tensor, edge_weight: Tensor | None, num_nodes: int,
-                   dtype: torch.dtype) -> bool:
-        if self._key is None:
-            return False
-        index_ref, weight_ref, cached_nodes, cached_dtype = self._key
-        same_weight = weight_ref is None if edge_weight is None else (
-            weight_ref is not None and weight_ref() is edge_weight)
-        return (index_ref() is edge_index and same_weight and cached_nodes == num_nodes
-                and cached_dtype == dtype)
+
+class SparseFeatures:
+    """Wraps sparse CSR features in a :class:`SparseOperator`, once per feature tensor."""
+
+    def __init__(self) -> None:
+        self._cache = _IdentityCache()
+
+    def __call__(self, x: Tensor | SparseOperator) -> Tensor | SparseOperator:
+        if not isinstance(x, Tensor) or x.layout != torch.sparse_csr:
+            return x
+        return self._cache.get((x,), (), lambda: SparseOperator(x))
+
+
+def linear(x: Tensor | SparseOperator, layer: Linear) -> Tensor:
+    """``layer(x)`` that also takes a :class:`SparseOperator`: ``x @ Wᵀ + b``."""
+    if not isinstance(x, SparseOperator):
+        return layer(x)
+    out = x @ layer.weight.T
+    return out if layer.bias is None else out + layer.bias
+
+
+class GraphConvolution(Module):
+    r"""One GCN layer, :math:`\hat{A} X W + b`, with :math:`\hat{A}` given as a
+    :class:`SparseOperator` (Kipf & Welling, ICLR 2017). Its parameters and their
+    initialisation (Glorot weight, zero bias) are those of PyG's ``GCNConv``.
+    """
+
+    def __init__(self, in_channels: int, out_channels: int) -> None:
+        super().__init__()
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.lin = PygLinear(in_channels, out_channels, bias=False, weight_initializer="glorot")
+        self.bias = Parameter(torch.empty(out_channels))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        self.lin.reset_parameters()
+        zeros(self.bias)
+
+    def forward(self, x: Tensor | SparseOperator, adjacency: SparseOperator) -> Tensor:
+        return adjacency @ linear(x, self.lin) + self.bias
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}({self.in_channels}, {self.out_channels})"
 
 
 class GPRProp(Module):

@@ -9,6 +9,7 @@ from rewirekit.errors import RewireError
 from rewirekit.models import (GPRProp, WeightedSAGEConv, build_model, list_models,
                               model_hparams)
 from rewirekit.models.gnn import feature_dropout
+from rewirekit.models.layers import SparseOperator
 
 GRAPH_MODELS = [name for name in list_models() if name != "mlp"]
 
@@ -155,3 +156,65 @@ def test_error_message_lists_choices():
         build_model("transformer", 5, 2)
     with pytest.raises(RewireError, match=r"accepts: hidden"):
         build_model("gcn", 5, 2, alpha=math.pi)
+
+
+@pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta")
+def test_sparse_operator_product_and_gradient_match_dense():
+    gen = torch.Generator().manual_seed(1)
+    dense = torch.randn(7, 5, generator=gen) * (torch.rand(7, 5, generator=gen) > 0.5)
+    operator = SparseOperator(dense.to_sparse_csr())
+    assert torch.equal(operator.transposed.to_dense(), dense.T)
+    h = torch.randn(5, 3, generator=gen, requires_grad=True)
+    weights = torch.randn(7, 3, generator=gen)
+    (operator @ h * weights).sum().backward()
+    expected = h.detach().clone().requires_grad_(True)
+    (dense @ expected * weights).sum().backward()
+    assert torch.allclose(operator @ h, dense @ h, atol=1e-6)
+    assert torch.allclose(h.grad, expected.grad, atol=1e-6)
+
+
+@pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta")
+def test_sparse_operator_with_values_keeps_both_orders_consistent():
+    dense = torch.tensor([[0.0, 2.0, 0.0], [3.0, 0.0, 4.0], [0.0, 5.0, 6.0]])
+    operator = SparseOperator(dense.to_sparse_csr())
+    halved = operator.with_values(operator.values() / 2)
+    assert torch.equal(halved.matrix.to_dense(), dense / 2)
+    assert torch.equal(halved.transposed.to_dense(), dense.T / 2)
+    dropped = feature_dropout(operator, 0.5, training=True)
+    assert torch.equal(dropped.transposed.to_dense(), dropped.matrix.to_dense().T)
+    assert feature_dropout(operator, 0.5, training=False) is operator
+
+
+@pytest.mark.parametrize("name", ["gcn", "gprgnn"])
+def test_parameter_gradients_on_a_directed_graph_match_a_dense_product(name, graph):
+    x, edge_index, edge_weight = graph
+    keep = edge_index[0] < edge_index[1]  # one direction only: the operator is not symmetric
+    edge_index, edge_weight = edge_index[:, keep], edge_weight[keep]
+    x = x * (x > 0.5)
+    grads = []
+    for features in (x, x.to_sparse_csr()):
+        torch.manual_seed(0)
+        model = build_model(name, x.size(1), 3, hidden=8, dropout=0.0)
+        model(features, edge_index, edge_weight).square().sum().backward()
+        grads.append([p.grad.clone() for p in model.parameters()])
+    torch.manual_seed(0)
+    reference = build_model(name, x.size(1), 3, hidden=8, dropout=0.0)
+    adjacency = reference.adjacency if name == "gcn" else reference.prop.adjacency
+    matrix = adjacency(edge_index, edge_weight, x.size(0), x.dtype).matrix.to_dense()
+    _patch_dense_propagation(reference, matrix)
+    reference(x, edge_index, edge_weight).square().sum().backward()
+    for computed in grads:
+        for got, want in zip(computed, (p.grad for p in reference.parameters())):
+            assert torch.allclose(got, want, atol=1e-5)
+
+
+def _patch_dense_propagation(model, matrix):
+    """Make ``model`` propagate with a dense copy of its normalised adjacency (autograd's own
+    gradient of a dense product is the reference)."""
+    class Dense:
+        def __matmul__(self, h):
+            return matrix @ h
+    if hasattr(model, "prop"):
+        model.prop.adjacency = lambda *args: Dense()
+    else:
+        model.adjacency = lambda *args: Dense()
