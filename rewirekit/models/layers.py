@@ -1,7 +1,11 @@
 """Message-passing layers that PyTorch Geometric does not ship in the form rewirekit needs.
 
-Both layers honour edge weights, so graphs produced by weighted rewirers (JDR, DIGL) are used
+Every layer honours edge weights, so graphs produced by weighted rewirers (JDR, DIGL) are used
 as they are: a weight ``w_ji`` on edge ``j -> i`` scales the message from ``j`` to ``i``.
+
+Full-batch training multiplies the same sparse matrices (the normalised adjacency, sparse
+bag-of-words features) hundreds of times: :class:`SparseOperator` keeps such a matrix with
+its transpose, so neither the forward nor the backward product converts it again.
 """
 from __future__ import annotations
 
