@@ -99,7 +99,7 @@ class _IdentityCache:
             ) -> Any:
         refs = self._refs
         hit = (refs is not None and extra == self._extra and len(refs) == len(tensors)
-               and all((r is None and t is None) or (r is not None and r() is t)
+               and all(r is None if t is None else (r is not None and r() is t)
                        for r, t in zip(refs, tensors)))
         if not hit:
             self._value = build()

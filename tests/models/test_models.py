@@ -9,7 +9,7 @@ from rewirekit.errors import RewireError
 from rewirekit.models import (GPRProp, WeightedSAGEConv, build_model, list_models,
                               model_hparams)
 from rewirekit.models.gnn import feature_dropout
-from rewirekit.models.layers import SparseOperator
+from rewirekit.models.layers import NormalizedAdjacency, SparseFeatures, SparseOperator
 
 GRAPH_MODELS = [name for name in list_models() if name != "mlp"]
 
@@ -218,3 +218,18 @@ def _patch_dense_propagation(model, matrix):
         model.prop.adjacency = lambda *args: Dense()
     else:
         model.adjacency = lambda *args: Dense()
+
+
+@pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta")
+def test_sparse_operators_are_built_once_per_graph_and_feature_tensor(graph):
+    x, edge_index, edge_weight = graph
+    adjacency = NormalizedAdjacency()
+    first = adjacency(edge_index, edge_weight, x.size(0), x.dtype)
+    assert adjacency(edge_index, edge_weight, x.size(0), x.dtype) is first
+    reweighted = adjacency(edge_index, edge_weight * 2, x.size(0), x.dtype)
+    assert reweighted is not first
+    assert adjacency(edge_index, None, x.size(0), x.dtype) is not reweighted
+    features, sparse_x = SparseFeatures(), (x * (x > 0.5)).to_sparse_csr()
+    assert features(sparse_x) is features(sparse_x)
+    assert torch.equal(features(sparse_x).matrix.to_dense(), sparse_x.to_dense())
+    assert features(x) is x  # dense features pass through
