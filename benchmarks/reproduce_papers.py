@@ -395,7 +395,10 @@ option loads into a new machine's store; `--stored-only` re-tabulates without tr
   `jdr` training preset (official defaults + per-dataset yaml overrides), `sparse`
   (2.5/2.5/95) or `dense` (60/20/20) class-balanced random splits; ± is the 95% bootstrap
   CI of the mean (percentile, 1000 resamples; the paper's code uses BCa). JDR runs in
-  `faithful` mode with the official yaml's tuned settings for the dataset, model and split.
+  `faithful` mode with the official yaml's tuned settings for the dataset, model and split,
+  and the default `solver="auto"`: the official dense decompositions everywhere except
+  Computers with the GCN settings (975 of 13,752 eigenpairs, under a tenth), which runs
+  ARPACK (same algorithm, other rounding and tie order than the official float32 `eigh`).
 - **comfy** rows: the ComFy paper's protocol (Rubio-Madrigal et al., ICLR 2025, Tables 1
   and 3): largest connected component, random 60/20/20 splits, two-layer GCN without
   dropout, 100 epochs, last epoch evaluated; ± is 2σ/√n as in the paper. Its heterophilic
