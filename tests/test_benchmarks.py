@@ -126,3 +126,20 @@ def test_jdr_exactness_path_against_a_reference(tmp_path):
     # A dropped edge and a changed weight are counted.
     ei, w = torch.tensor([[0, 1, 2], [1, 2, 0]]), torch.tensor([1.0, 2.0, 4.0])
     assert script.compare_graphs(3, (ei, w), (ei[:, :2], w[:2] * 1.5)) == (1, 0.5)
+
+
+def test_actor_lower_triangle_graph_holds_the_pairs_eigh_reads():
+    if not available_offline("actor"):
+        pytest.skip("actor is not in $REWIREKIT_DATA")
+    _script("reproduce_papers")
+    script = _script("jdr_actor_direction")
+    from rewirekit.datasets import load
+
+    directed = load("actor").edge_index
+    n = int(directed.max()) + 1
+    lower = script.lower_triangle_graph()
+    assert lower.is_undirected()
+    src, dst = lower.edge_index
+    pairs = set((src * n + dst)[src > dst].tolist())
+    assert pairs == set((directed[0] * n + directed[1])[directed[0] > directed[1]].tolist())
+    assert len(pairs) == 14_934
