@@ -120,9 +120,8 @@ class GCN(_LayerStack):
     :math:`\hat{A} = \tilde{D}^{-1/2} (A + I) \tilde{D}^{-1/2}`; ``A`` holds the edge weights
     (as PyG's :class:`~torch_geometric.nn.conv.GCNConv` with ``edge_weight``, whose
     initialisation it shares: :class:`~rewirekit.models.layers.GraphConvolution`). ReLU and
-    dropout sit
-    between layers; there is no input dropout (as in the JDR code's ``GCN_Net`` and in ComFy's
-    ``SimpleGCN``).
+    dropout sit between layers; there is no input dropout (as in the JDR code's ``GCN_Net``
+    and in ComFy's ``SimpleGCN``).
 
     Args:
         in_channels: number of input features.
