@@ -9,6 +9,7 @@ its transpose, so neither the forward nor the backward product converts it again
 """
 from __future__ import annotations
 
+import copy
 import warnings
 import weakref
 from typing import Any, Callable
@@ -46,33 +47,24 @@ class SparseOperator:
     :class:`_CsrProduct`). ``with_values`` swaps the stored values in both orders at once
     (dropout on sparse features)."""
 
-    def __init__(self, matrix: Tensor, *, _transposed: Tensor | None = None,
-                 _order: Tensor | None = None) -> None:
+    def __init__(self, matrix: Tensor) -> None:
+        positions = torch.arange(matrix.values().numel(), dtype=torch.float64)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta")
+            order = _csr(matrix, positions).t().to_sparse_csr()
         self.matrix = matrix
-        if _transposed is None:
-            positions = torch.arange(matrix.values().numel(), dtype=torch.float64)
-            with warnings.catch_warnings():
-                warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta")
-                order = _csr(matrix, positions).t().to_sparse_csr()
-            _order = order.values().long()
-            _transposed = _csr(order, matrix.values()[_order])
-        self.transposed, self._order = _transposed, _order
-
-    @property
-    def shape(self) -> torch.Size:
-        return self.matrix.shape
-
-    def size(self, dim: int) -> int:
-        return self.matrix.size(dim)
+        self._order = order.values().long()  # transposed.values() == matrix.values()[_order]
+        self.transposed = _csr(order, matrix.values()[self._order])
 
     def values(self) -> Tensor:
         return self.matrix.values()
 
     def with_values(self, values: Tensor) -> SparseOperator:
         """The same sparsity pattern with other stored values."""
-        return SparseOperator(_csr(self.matrix, values),
-                              _transposed=_csr(self.transposed, values[self._order]),
-                              _order=self._order)
+        out = copy.copy(self)
+        out.matrix = _csr(self.matrix, values)
+        out.transposed = _csr(self.transposed, values[self._order])
+        return out
 
     def __matmul__(self, dense: Tensor) -> Tensor:
         return _CsrProduct.apply(self.matrix, self.transposed, dense)
