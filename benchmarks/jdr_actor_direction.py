@@ -55,7 +55,8 @@ def main() -> None:
     with ResultStore(args.symmetrised_store) as store:
         symmetrised = summary(store, DatasetSpec.named("actor"), args.splits)
     print(f"paper (GCN+JDR, Actor): {PAPER.mean:.2f} ± {PAPER.pm:.2f}")
-    for name, row in (("lower triangle (official input)", lower), ("symmetrised (ours)", symmetrised)):
+    for name, row in (("lower triangle (official input)", lower),
+                      ("symmetrised (ours)", symmetrised)):
         print(f"{name:<32} {row.mean:.2f} ± {row.ci_half_width:.2f}  ({row.n} splits)")
 
 
