@@ -4,7 +4,7 @@ import pytest
 import scipy.sparse as sp
 import torch
 
-from rewirekit.linalg import (dense_eigh, dense_svd, extreme_eigenpairs,
+from rewirekit.linalg import (blocked_select, dense_eigh, dense_svd, extreme_eigenpairs,
                               largest_magnitude_eigenpairs, top_singular_triplets)
 
 
@@ -41,3 +41,36 @@ def test_truncated_solvers_agree_with_dense_ones():
     _, s, _ = top_singular_triplets(x, 3, rng)  # 3 < 5% of 120: the ARPACK path
     np.testing.assert_allclose(s.numpy(), np.linalg.svd(x.numpy(), compute_uv=False)[:3],
                                rtol=1e-8)
+
+
+def _select_by_definition(matrix, top_k, threshold, skip_diagonal, positive):
+    """Per column: candidates are the finite entries (positive ones if asked, the diagonal
+    left out if asked); keep the ``top_k`` largest, ties to the lowest row, or those
+    ``>= threshold``; never an exact zero."""
+    kept = []
+    for j in range(matrix.shape[1]):
+        rows = [i for i in range(matrix.shape[0]) if np.isfinite(matrix[i, j])
+                and not (skip_diagonal and i == j) and (matrix[i, j] > 0 or not positive)]
+        if top_k:
+            rows = sorted(rows, key=lambda i: (-matrix[i, j], i))[:top_k]
+        else:
+            rows = [i for i in rows if matrix[i, j] >= threshold]
+        kept += [(j, i, matrix[i, j]) for i in sorted(rows) if matrix[i, j] != 0]
+    return kept
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("skip_diagonal, positive", [(False, False), (True, False), (True, True)])
+def test_blocked_select_follows_its_definition_with_ties(seed, skip_diagonal, positive):
+    """Small integers make ties at the cut common; blocks of several sizes see every case."""
+    rng = np.random.default_rng(seed)
+    n = 13
+    matrix = rng.integers(-2, 4, size=(n, n)).astype(np.float64)
+    matrix[rng.random((n, n)) < 0.05] = -np.inf
+    for top_k, threshold in ((1, None), (3, None), (5, None), (n - 1, None), (n, None), (0, 1.0)):
+        expected = _select_by_definition(matrix, top_k, threshold, skip_diagonal, positive)
+        for block_size in (1, 4, n):
+            rows, cols, values = blocked_select(
+                lambda a, b: matrix[:, a:b].T.copy(), n, block_size=block_size, top_k=top_k,
+                threshold=threshold, skip_diagonal=skip_diagonal, positive=positive)
+            assert list(zip(cols.tolist(), rows.tolist(), values.tolist())) == expected

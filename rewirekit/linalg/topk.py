@@ -46,33 +46,34 @@ def select_block(block: np.ndarray, start: int, *, top_k: int = 0, threshold: fl
     if skip_diagonal:
         local = np.arange(b)
         block[local, start + local] = -np.inf
-    if positive:
-        block[block <= 0] = -np.inf
-    if top_k == 0:
-        if threshold is None:
-            raise ValueError("select_block needs top_k > 0 or a threshold")
-        keep = block >= threshold
-    elif top_k >= n:
-        keep = np.isfinite(block)
+    if 0 < top_k < n:
+        r, i = _top_k_entries(block, top_k)
     else:
-        keep = _top_k_mask(block, top_k)
-    keep &= np.isfinite(block) & (block != 0)
-    r, i = np.nonzero(keep)  # masked entries are never kept, so block still holds the values
-    return i, r + start, block[r, i]
+        if top_k == 0 and threshold is None:
+            raise ValueError("select_block needs top_k > 0 or a threshold")
+        r, i = np.nonzero(block >= threshold if top_k == 0 else np.isfinite(block))
+    values = block[r, i]
+    keep = np.isfinite(values) & ((values > 0) if positive else (values != 0))
+    return i[keep], r[keep] + start, values[keep]
 
 
-def _top_k_mask(block: np.ndarray, k: int) -> np.ndarray:
-    """Mask of the ``k`` largest entries of each row; ties at the cut keep the lowest indices."""
-    top = torch.topk(torch.from_numpy(block), k, dim=1, sorted=False).values
-    kth = top.min(dim=1).values.numpy()[:, None]  # k-th largest (faster than np.partition)
-    keep = block > kth
-    missing = k - keep.sum(axis=1)
-    at_cut = block == kth
-    tied_rows = np.flatnonzero(at_cut.sum(axis=1) > missing)
-    if tied_rows.size:
-        first = np.cumsum(at_cut[tied_rows], axis=1) <= missing[tied_rows, None]
-        at_cut[tied_rows] &= first
-    return keep | at_cut
+def _top_k_entries(block: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(r, i)``: the ``k`` largest entries of each row ``r`` of ``block``, by ascending ``i``
+    within each row; ties at the cut keep the lowest indices.
+
+    One ``torch.topk`` finds the candidates and one comparison pass finds the rows whose
+    cut value is tied with entries left out; only those rows are resolved by index.
+    """
+    table = torch.from_numpy(block)
+    values, index = torch.topk(table, k, dim=1, sorted=False)
+    kth = values.min(dim=1, keepdim=True).values.numpy()
+    tied = np.flatnonzero((block >= kth).sum(axis=1) > k)  # numpy's count: 8x torch's here
+    for row in tied:  # rare: equal values straddle the cut
+        above = np.flatnonzero(block[row] > kth[row])
+        at_cut = np.flatnonzero(block[row] == kth[row])[:k - above.size]
+        index[row] = torch.from_numpy(np.concatenate([above, at_cut]))
+    index = index.sort(dim=1).values.numpy()
+    return np.repeat(np.arange(block.shape[0]), k), index.ravel()
 
 
 def blocked_select(columns: Callable[[int, int], np.ndarray], n: int, *,
