@@ -27,7 +27,8 @@ class SparsePlusLowRank:
     """
 
     def __init__(self, sparse: sp.spmatrix) -> None:
-        self.sparse = sp.csr_matrix(sparse, dtype=np.float64)
+        self.sparse = sp.csr_matrix(sparse, dtype=np.float64, copy=True)
+        self.sparse.sum_duplicates()  # canonical: at most one stored entry per position
         n = self.sparse.shape[0]
         self.basis = np.zeros((n, 0))
         self.core = np.zeros((0, 0))
@@ -90,28 +91,23 @@ class SparsePlusLowRank:
         self.core = 0.5 * (core_new + core_new.T)
         self.basis = np.hstack([self.basis, left[:, keep]])
 
-    def rows(self, start: int, stop: int) -> np.ndarray:
-        """Rows ``start .. stop - 1`` as a dense float64 array (equal to the columns)."""
-        block = self.sparse[start:stop].toarray()
-        if self.rank:
-            block += (self.basis[start:stop] @ self.core) @ self.basis.T
-        return block
-
     def row_reader(self, dtype: type = np.float64) -> Callable[[int, int], np.ndarray]:
-        """A function ``(start, stop) -> rows`` computing the low-rank part in ``dtype``.
+        """A function ``(start, stop) -> rows`` returning rows ``start .. stop - 1`` (equal
+        to the columns) as a dense array, the low-rank part computed in ``dtype``.
 
         ``float32`` halves the cost of reading all ``N`` rows (``2 N² q`` flops) at a
-        relative rounding error of about ``1e-7``; the factors are converted once.
+        relative rounding error of about ``1e-7``; the factors are converted once. Each
+        block is the product of the factors, with the sparse rows added in place.
         """
-        if dtype == np.float64:
-            return self.rows
         left = (self.basis @ self.core).astype(dtype)
         right = np.ascontiguousarray(self.basis.T, dtype=dtype)
+        n = self.shape[0]
 
         def read(start: int, stop: int) -> np.ndarray:
-            block = self.sparse[start:stop].toarray().astype(dtype)
-            if self.rank:
-                block += left[start:stop] @ right
+            block = left[start:stop] @ right if self.rank else np.zeros((stop - start, n), dtype)
+            sparse = self.sparse[start:stop]
+            local = np.repeat(np.arange(stop - start), np.diff(sparse.indptr))
+            block[local, sparse.indices] += sparse.data.astype(dtype)
             return block
 
         return read

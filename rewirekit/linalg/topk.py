@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 #: Memory budget of one block of columns, in bytes (a few temporaries of this size exist).
-BLOCK_BYTES = 64 * 2**20
+BLOCK_BYTES = 256 * 2**20
 
 
 def select_block(block: np.ndarray, start: int, *, top_k: int = 0, threshold: float | None = None,

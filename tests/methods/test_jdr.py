@@ -205,9 +205,20 @@ def test_sparse_plus_low_rank_adds_exactly():
                                                        [np.zeros((2, 4)), np.eye(2)]]))
         expected += y @ core @ y.T + y[:, :2] @ y[:, :2].T
     assert matrix.rank == 12  # repeated directions do not grow the basis
-    np.testing.assert_allclose(matrix.rows(0, 60), expected, atol=1e-10)
+    np.testing.assert_allclose(matrix.row_reader()(0, 60), expected, atol=1e-10)
+    block = matrix.row_reader(np.float32)(7, 23)
+    assert block.dtype == np.float32
+    np.testing.assert_allclose(block, expected[7:23], atol=1e-5)
     x = rng.standard_normal((60, 3))
     np.testing.assert_allclose(matrix.matmat(x), expected @ x, atol=1e-10)
+
+
+def test_sparse_plus_low_rank_reads_duplicate_sparse_entries_summed():
+    duplicated = sp.csr_matrix((np.array([1.0, 2.0, 3.0]), np.array([1, 1, 0]),
+                                np.array([0, 2, 3])), shape=(2, 2))
+    assert duplicated.nnz == 3  # two stored entries at (0, 1)
+    np.testing.assert_array_equal(SparsePlusLowRank(duplicated).row_reader()(0, 2),
+                                  [[0.0, 3.0], [3.0, 0.0]])
 
 
 def test_blocked_select_breaks_ties_by_lowest_index():
