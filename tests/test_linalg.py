@@ -74,3 +74,26 @@ def test_blocked_select_follows_its_definition_with_ties(seed, skip_diagonal, po
                 lambda a, b: matrix[:, a:b].T.copy(), n, block_size=block_size, top_k=top_k,
                 threshold=threshold, skip_diagonal=skip_diagonal, positive=positive)
             assert list(zip(cols.tolist(), rows.tolist(), values.tolist())) == expected
+
+
+def test_arpack_runs_with_one_blas_thread(monkeypatch):
+    """Threaded BLAS slows ARPACK's many small calls down (3.6x at N = 20,000)."""
+    from threadpoolctl import threadpool_info
+
+    import rewirekit.linalg.eigen as eigen
+
+    seen = []
+
+    def spy(real):
+        def call(*args, **kwargs):
+            seen.append([pool["num_threads"] for pool in threadpool_info()
+                         if pool["user_api"] == "blas"])
+            return real(*args, **kwargs)
+        return call
+
+    monkeypatch.setattr(eigen, "eigsh", spy(eigen.eigsh))
+    monkeypatch.setattr(eigen, "svds", spy(eigen.svds))
+    matrix = sp.csr_matrix(_symmetric(80, 3))
+    extreme_eigenpairs(matrix, 2, 3, np.random.default_rng(0))
+    top_singular_triplets(torch.from_numpy(_symmetric(120, 4)), 2, np.random.default_rng(0))
+    assert len(seen) >= 3 and all(threads == [1] * len(threads) for threads in seen)
