@@ -77,10 +77,12 @@ def test_blocked_select_follows_its_definition_with_ties(seed, skip_diagonal, po
 
 
 def test_arpack_runs_with_one_blas_thread(monkeypatch):
-    """Threaded BLAS slows ARPACK's many small calls down (3.6x at N = 20,000)."""
+    """Threaded BLAS slows ARPACK's many small calls down (3.6x at N = 20,000), in the
+    eigensolvers of :mod:`rewirekit.linalg` and in the Fiedler pair of the spectral methods."""
     from threadpoolctl import threadpool_info
 
     import rewirekit.linalg.eigen as eigen
+    import rewirekit.methods.spectral as spectral
 
     seen = []
 
@@ -93,7 +95,11 @@ def test_arpack_runs_with_one_blas_thread(monkeypatch):
 
     monkeypatch.setattr(eigen, "eigsh", spy(eigen.eigsh))
     monkeypatch.setattr(eigen, "svds", spy(eigen.svds))
+    monkeypatch.setattr(spectral, "eigsh", spy(spectral.eigsh))
     matrix = sp.csr_matrix(_symmetric(80, 3))
     extreme_eigenpairs(matrix, 2, 3, np.random.default_rng(0))
     top_singular_triplets(torch.from_numpy(_symmetric(120, 4)), 2, np.random.default_rng(0))
-    assert len(seen) >= 3 and all(threads == [1] * len(threads) for threads in seen)
+    n = spectral.DENSE_EIGEN_BELOW  # the ARPACK path of the Fiedler pair
+    ring = np.arange(n)
+    spectral.fiedler_pair(n, ring, (ring + 1) % n)
+    assert len(seen) >= 4 and all(threads == [1] * len(threads) for threads in seen)

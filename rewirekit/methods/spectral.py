@@ -22,6 +22,7 @@ from torch_geometric.data import Data
 
 from rewirekit.errors import RewireError
 from rewirekit.graph import EdgeSet, apply_edits, pair_keys, symmetric_csr
+from rewirekit.linalg import single_threaded_blas
 from rewirekit.methods.base import (RewireOutput, Rewirer, check_budget, check_feasible,
                                     check_seed)
 from rewirekit.methods.community import removable_in_order
@@ -157,7 +158,8 @@ def fiedler_pair(n: int, src: np.ndarray, dst: np.ndarray, v0: np.ndarray | None
     v0 = v0 - top * (top @ v0)
     if not np.any(v0):
         v0 = np.random.default_rng(EIGEN_SEED).standard_normal(n)
-    w, v = eigsh(op, k=1, which="LA", v0=v0, tol=EIGEN_TOL)
+    with single_threaded_blas():
+        w, v = eigsh(op, k=1, which="LA", v0=v0, tol=EIGEN_TOL)
     return float(1.0 - w[0]), v[:, 0], deg
 
 
