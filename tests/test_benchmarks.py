@@ -143,3 +143,13 @@ def test_actor_lower_triangle_graph_holds_the_pairs_eigh_reads():
     pairs = set((src * n + dst)[src > dst].tolist())
     assert pairs == set((directed[0] * n + directed[1])[directed[0] > directed[1]].tolist())
     assert len(pairs) == 14_934
+
+
+def test_arpack_threads_smoke(monkeypatch, capsys):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    _script("arpack_threads").main(["--threads", "2", "--jdr-nodes", "600",
+                                    "--fiedler-nodes", "800", "--edits", "2"])
+    lines = capsys.readouterr().out.splitlines()
+    rows = [line for line in lines if line.endswith("x")]
+    assert [row.split(":")[0].split(",")[0] for row in rows] == ["JDR", "Fiedler pair", "ProxyAdd"]
+    assert "q=384" in rows[0]  # 128 + 4 iterations of L = 64 accumulated
