@@ -85,9 +85,9 @@ def single_threaded_blas() -> threadpool_limits:
     """A context in which BLAS runs on one thread, for ARPACK calls.
 
     ARPACK makes thousands of small BLAS-2 calls (products with one vector and the
-    reorthogonalisation against its basis); threading them costs more than it saves. With
-    two OpenBLAS threads against one: 64 eigenpairs at N = 20,000 took 25.0 s against 6.9 s,
-    a Fiedler vector at N = 100,000 1.52 s against 0.44 s."""
+    reorthogonalisation against its basis); threading them costs more than it saves: on
+    two threads, one BLAS thread was 3.6× faster for 64 eigenpairs at N = 20,000 and 2.7×
+    for a Fiedler vector at N = 100,000 (``benchmarks/arpack_threads.py``)."""
     return threadpool_limits(1, user_api="blas")
 
 
