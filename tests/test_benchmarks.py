@@ -153,3 +153,4 @@ def test_arpack_threads_smoke(monkeypatch, capsys):
     rows = [line for line in lines if line.endswith("x")]
     assert [row.split(":")[0].split(",")[0] for row in rows] == ["JDR", "Fiedler pair", "ProxyAdd"]
     assert "q=384" in rows[0]  # 128 + 4 iterations of L = 64 accumulated
+    assert any(line.startswith("JDR with its low-rank products on 1 thread: ") for line in lines)

@@ -8,14 +8,12 @@ Starting vectors come from a seeded generator, so results are reproducible.
 """
 from __future__ import annotations
 
-import contextlib
-import functools
-
 import numpy as np
 import scipy.linalg
 import torch
 from scipy.sparse.linalg import LinearOperator, aslinearoperator, eigsh, svds
-from threadpoolctl import ThreadpoolController
+
+from rewirekit.linalg.threads import single_threaded_blas
 
 #: Relative accuracy asked of ARPACK (residual ``‖A v − λ v‖ ≤ tol · |λ|``).
 ARPACK_TOL = 1e-10
@@ -82,22 +80,6 @@ def _eigsh(operator: LinearOperator, count: int, which: str, rng: np.random.Gene
         return np.zeros(count), np.eye(n, count)
     with single_threaded_blas():
         return eigsh(operator, k=count, which=which, v0=start, tol=tol)
-
-
-def single_threaded_blas() -> contextlib.AbstractContextManager:
-    """A context in which BLAS runs on one thread, for ARPACK calls.
-
-    ARPACK makes thousands of small BLAS-2 calls (products with one vector and the
-    reorthogonalisation against its basis); threading them costs more than it saves: on
-    two threads, one BLAS thread was 3.6× faster for 64 eigenpairs at N = 20,000 and 2.7×
-    for a Fiedler vector at N = 100,000 (``benchmarks/arpack_threads.py``)."""
-    return _blas_pools().limit(limits=1, user_api="blas")
-
-
-@functools.cache
-def _blas_pools() -> ThreadpoolController:
-    """The loaded thread pools, found once (a fresh search costs about 1 ms a call)."""
-    return ThreadpoolController()
 
 
 def top_singular_triplets(x: torch.Tensor, count: int, rng: np.random.Generator,

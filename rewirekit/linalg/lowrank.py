@@ -13,6 +13,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
+from rewirekit.linalg.threads import blas_thread_count, blas_threads
+
 
 class SparsePlusLowRank:
     """The symmetric ``N×N`` matrix ``S + Q M Qᵀ``.
@@ -49,21 +51,29 @@ class SparsePlusLowRank:
             out += self.basis @ (self.core @ (self.basis.T @ x))
         return out
 
-    def operator(self, dtype: type = np.float64) -> LinearOperator:
+    def operator(self, dtype: type = np.float64, low_rank_threads: int | None = None
+                 ) -> LinearOperator:
         """This matrix as a float64 scipy ``LinearOperator`` (for ``eigsh``) whose products
         are computed in ``dtype``: ``float32`` halves the memory traffic of the low-rank
-        part (the bottleneck of Lanczos iterations) at a relative error of about ``1e-7``."""
-        matmat = self.matmat
-        if dtype != np.float64:
-            sparse, basis, core = (self.sparse.astype(dtype), self.basis.astype(dtype),
-                                   self.core.astype(dtype))
+        part (the bottleneck of Lanczos iterations) at a relative error of about ``1e-7``.
 
-            def matmat(x: np.ndarray) -> np.ndarray:
-                x = x.astype(dtype)
-                out = sparse @ x
-                if basis.shape[1]:
+        The low-rank products run on ``low_rank_threads`` BLAS threads (default: as many as
+        BLAS uses when the operator is made), also inside ARPACK's one-thread limit: they
+        stream the ``N×q`` factor, which more cores read faster (at N = 169,343 and
+        q = 768 in float32, 33 ms a product on one thread, 24 ms on two).
+        """
+        threads = blas_thread_count() if low_rank_threads is None else low_rank_threads
+        sparse, basis, core = self.sparse, self.basis, self.core
+        if dtype != np.float64:
+            sparse, basis, core = sparse.astype(dtype), basis.astype(dtype), core.astype(dtype)
+
+        def matmat(x: np.ndarray) -> np.ndarray:
+            x = x.astype(dtype, copy=False)
+            out = sparse @ x
+            if basis.shape[1]:
+                with blas_threads(threads):
                     out += basis @ (core @ (basis.T @ x))
-                return out.astype(np.float64)
+            return out.astype(np.float64, copy=False)
 
         return LinearOperator(self.shape, matvec=matmat, matmat=matmat, rmatvec=matmat,
                               rmatmat=matmat, dtype=np.float64)
