@@ -103,3 +103,31 @@ def test_arpack_runs_with_one_blas_thread(monkeypatch):
     ring = np.arange(n)
     spectral.fiedler_pair(n, ring, (ring + 1) % n)
     assert len(seen) >= 4 and all(threads == [1] * len(threads) for threads in seen)
+
+
+@pytest.mark.parametrize("low_rank_threads", [1, 2])
+def test_low_rank_products_keep_their_threads_inside_arpack(low_rank_threads):
+    """ARPACK runs on one BLAS thread; the operator's products with the ``N×q`` factor run
+    on ``low_rank_threads`` (by default the caller's count) and give the same result."""
+    from rewirekit.linalg import SparsePlusLowRank, single_threaded_blas
+    from rewirekit.linalg.threads import blas_thread_count
+
+    rng = np.random.default_rng(5)
+    matrix = SparsePlusLowRank(sp.random(60, 60, density=0.1, random_state=5) + sp.eye(60))
+    matrix.sparse = (matrix.sparse + matrix.sparse.T).tocsr()
+    matrix.add(rng.standard_normal((60, 4)), np.diag([3.0, -1.0, 2.0, 0.5]))
+    x = rng.standard_normal((60, 3))
+    expected = matrix.matmat(x)
+    seen = []
+
+    class Spy(np.ndarray):  # records the BLAS threads of each product with the factor
+        def __matmul__(self, other):
+            seen.append(blas_thread_count())
+            return np.asarray(self) @ other
+
+    matrix.basis = matrix.basis.view(Spy)
+    operator = matrix.operator(low_rank_threads=low_rank_threads)
+    with single_threaded_blas():
+        product = operator.matmat(x)
+    np.testing.assert_allclose(product, expected, atol=1e-12)
+    assert seen == [low_rank_threads] * 2  # Qᵀ x and Q (M Qᵀ x)
