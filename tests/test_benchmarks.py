@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from torch_geometric.data import Data
 
 from rewirekit.datasets import available_offline
 
@@ -154,3 +155,26 @@ def test_arpack_threads_smoke(monkeypatch, capsys):
     assert [row.split(":")[0].split(",")[0] for row in rows] == ["JDR", "Fiedler pair", "ProxyAdd"]
     assert "q=384" in rows[0]  # 128 + 4 iterations of L = 64 accumulated
     assert any(line.startswith("JDR with its low-rank products on 1 thread: ") for line in lines)
+
+
+def test_jdr_speed_lapack_bound_times_the_decompositions_of_each_iteration(monkeypatch):
+    import rewirekit.linalg as linalg
+
+    calls = []
+
+    def spy(name):
+        real = getattr(linalg, name)
+
+        def call(matrix):
+            calls.append((name, tuple(matrix.shape), matrix.dtype))
+            return real(matrix)
+        return call
+
+    for name in ("dense_eigh", "dense_svd"):
+        monkeypatch.setattr(linalg, name, spy(name))
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    data = Data(x=torch.rand(30, 7, dtype=torch.float64),
+                edge_index=torch.tensor([[0, 1, 1, 2], [1, 0, 2, 1]]))
+    _script("jdr_speed").decompositions(data, iterations=3)
+    assert calls == [("dense_eigh", (30, 30), torch.float32),
+                     ("dense_svd", (30, 7), torch.float32)] * 3
