@@ -2,7 +2,6 @@
 
     python benchmarks/arpack_threads.py                        # 2 threads, the default sizes
     python benchmarks/arpack_threads.py --threads 4 --repeat 3
-    python benchmarks/arpack_threads.py --calls jdr --jdr-nodes 100000
 
 ARPACK's Lanczos steps are many small BLAS-2 calls; rewirekit runs them inside
 ``rewirekit.linalg.single_threaded_blas()``. This script times the same calls with that
@@ -13,18 +12,12 @@ limit switched off (BLAS on ``--threads`` threads) and on, for:
 * the Fiedler pair of a seeded cSBM's normalised adjacency, as ProxyAdd/ProxyDelete do
   once per edit;
 * ProxyAdd with ``--edits`` additions (one Fiedler pair per edit).
-
-Inside the one-thread limit the JDR operator still runs its low-rank products on
-``--threads`` threads (they stream the ``N×q`` factor); a further line times the JDR call with
-those products on one thread as well.
 """
 from __future__ import annotations
 
 import argparse
 import contextlib
 import os
-
-CALLS = ("jdr", "fiedler", "proxy_add")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -34,8 +27,6 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--fiedler-nodes", type=int, default=100_000)
     parser.add_argument("--edits", type=int, default=100, help="ProxyAdd additions")
     parser.add_argument("--repeat", type=int, default=1)
-    parser.add_argument("--calls", nargs="+", default=list(CALLS), choices=CALLS,
-                        help="which calls to time (default: all)")
     args = parser.parse_args(argv)
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ[var] = str(args.threads)
@@ -60,39 +51,34 @@ def main(argv: list[str] | None = None) -> None:
                 eigen.single_threaded_blas, spectral.single_threaded_blas = saved
         return call
 
-    def compare(name, run):
-        slow = best_of(args.repeat, threaded(run))
-        fast = best_of(args.repeat, run)
-        print(f"{name:44s} {slow:8.2f}s {fast:8.2f}s {slow / fast:5.1f}x", flush=True)
-        return fast
+    jdr_data = csbm(num_nodes=args.jdr_nodes, num_features=128, avg_degree=14.0, phi=0.5,
+                    seed=0)
+    jdr_iterate = _jdr_iterate(rewirekit, jdr_data, _TruncatedGraph)
+    operator = jdr_iterate.operator(np.float32)
+
+    def leading_eigenpairs():
+        eigen.extreme_eigenpairs(operator, 0, 64, np.random.default_rng(0), tol=1e-6)
+
+    graph = csbm(num_nodes=args.fiedler_nodes, num_features=8, avg_degree=14.0, phi=0.5, seed=0)
+    src, dst = graph.edge_index.numpy()
+    upper = src < dst
+    n = graph.num_nodes
+
+    def fiedler():
+        spectral.fiedler_pair(n, src[upper], dst[upper])
+
+    def proxy_add():
+        rewirekit.rewire(graph, "proxy_add", add=args.edits)
 
     print(f"BLAS threads={args.threads}, best of {args.repeat}")
     print(f"{'call':44s} {'threaded':>9s} {'1 thread':>9s} {'ratio':>6s}")
-    if "jdr" in args.calls:
-        jdr_data = csbm(num_nodes=args.jdr_nodes, num_features=128, avg_degree=14.0, phi=0.5,
-                        seed=0)
-        jdr_iterate = _jdr_iterate(rewirekit, jdr_data, _TruncatedGraph)
-
-        def leading_eigenpairs(low_rank_threads=None):
-            operator = jdr_iterate.operator(np.float32, low_rank_threads=low_rank_threads)
-            eigen.extreme_eigenpairs(operator, 0, 64, np.random.default_rng(0), tol=1e-6)
-
-        fast = compare(f"JDR: 64 eigenpairs, N={args.jdr_nodes:,}, q={jdr_iterate.rank}",
-                       leading_eigenpairs)
-        serial = best_of(args.repeat, lambda: leading_eigenpairs(low_rank_threads=1))
-        print(f"JDR with its low-rank products on 1 thread: {serial:.2f}s against {fast:.2f}s "
-              f"on {args.threads} ({serial / fast:.2f}x)", flush=True)
-    if {"fiedler", "proxy_add"} & set(args.calls):
-        graph = csbm(num_nodes=args.fiedler_nodes, num_features=8, avg_degree=14.0, phi=0.5,
-                     seed=0)
-        src, dst = graph.edge_index.numpy()
-        upper = src < dst
-        n = graph.num_nodes
-    if "fiedler" in args.calls:
-        compare(f"Fiedler pair, N={n:,}", lambda: spectral.fiedler_pair(n, src[upper], dst[upper]))
-    if "proxy_add" in args.calls:
-        compare(f"ProxyAdd, {args.edits} edits, N={n:,}",
-                lambda: rewirekit.rewire(graph, "proxy_add", add=args.edits))
+    for name, run in ((f"JDR: 64 eigenpairs, N={args.jdr_nodes:,}, q={jdr_iterate.rank}",
+                       leading_eigenpairs),
+                      (f"Fiedler pair, N={n:,}", fiedler),
+                      (f"ProxyAdd, {args.edits} edits, N={n:,}", proxy_add)):
+        slow = best_of(args.repeat, threaded(run))
+        fast = best_of(args.repeat, run)
+        print(f"{name:44s} {slow:8.2f}s {fast:8.2f}s {slow / fast:5.1f}x", flush=True)
 
 
 def _jdr_iterate(rewirekit, data, truncated_graph):

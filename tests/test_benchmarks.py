@@ -154,7 +154,6 @@ def test_arpack_threads_smoke(monkeypatch, capsys):
     rows = [line for line in lines if line.endswith("x")]
     assert [row.split(":")[0].split(",")[0] for row in rows] == ["JDR", "Fiedler pair", "ProxyAdd"]
     assert "q=384" in rows[0]  # 128 + 4 iterations of L = 64 accumulated
-    assert any(line.startswith("JDR with its low-rank products on 1 thread: ") for line in lines)
 
 
 def test_jdr_speed_lapack_bound_times_the_decompositions_of_each_iteration(monkeypatch):
@@ -178,3 +177,13 @@ def test_jdr_speed_lapack_bound_times_the_decompositions_of_each_iteration(monke
     _script("jdr_speed").decompositions(data, iterations=3)
     assert calls == [("dense_eigh", (30, 30), torch.float32),
                      ("dense_svd", (30, 7), torch.float32)] * 3
+
+
+def test_lowrank_threads_smoke(monkeypatch, capsys):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    _script("lowrank_threads").main(["--nodes", "800", "--rank", "32", "--restarts", "1",
+                                     "--repeat", "1"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("N=800, q=32")
+    assert sum("ms a step" in line for line in lines) == 2
+    assert lines[-1].startswith("best: ")

@@ -60,7 +60,8 @@ class SparsePlusLowRank:
         The low-rank products run on ``low_rank_threads`` BLAS threads (default: as many as
         BLAS uses when the operator is made), also inside ARPACK's one-thread limit: they
         stream the ``N×q`` factor, which more cores read faster (at N = 169,343 and
-        q = 768 in float32, 33 ms a product on one thread, 24 ms on two).
+        q = 768 in float32, a Lanczos step takes 46.6 ms with them on two threads against
+        55.0 ms on one; ``benchmarks/lowrank_threads.py``).
         """
         threads = blas_thread_count() if low_rank_threads is None else low_rank_threads
         sparse, basis, core = self.sparse, self.basis, self.core
