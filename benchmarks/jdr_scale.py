@@ -7,17 +7,19 @@ Generates a seeded two-class cSBM (mean degree 14, 128 features) with
 ``rewirekit.datasets.csbm``, runs JDR with the truncated solver (ARPACK on
 ``A + Q M Qᵀ``, the final top-k computed block by block, never an ``N×N`` matrix) and
 prints the wall time, the rank ``q`` of the accumulated low-rank correction and the peak
-resident memory of the process; ``--profile`` adds where the time went.
+resident memory of the process, with JDR's progress (a line per iteration) as it runs;
+``--profile`` adds where the time went.
 """
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import resource
 import time
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--nodes", type=int, default=169_343)
     parser.add_argument("--features", type=int, default=128)
@@ -28,7 +30,8 @@ def main() -> None:
     parser.add_argument("--top-k", type=int, default=64)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--profile", action="store_true", help="print the top cProfile entries")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ[var] = str(args.threads)
     import torch

@@ -187,3 +187,13 @@ def test_lowrank_threads_smoke(monkeypatch, capsys):
     assert lines[0].startswith("N=800, q=32")
     assert sum("ms a step" in line for line in lines) == 2
     assert lines[-1].startswith("best: ")
+
+
+def test_jdr_scale_smoke(monkeypatch, capsys):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    _script("jdr_scale").main(["--nodes", "1500", "--iterations", "2", "--rank", "8",
+                               "--top-k", "8", "--threads", "2"])
+    out = capsys.readouterr().out
+    assert "cSBM N=1500" in out
+    assert "JDR K=2, L_A=L_X=8, top_k=8: " in out and "peak RSS" in out
+    assert "low-rank q = " in out

@@ -24,7 +24,9 @@ column (weights = kept entries) and the features become
 """
 from __future__ import annotations
 
+import logging
 import math
+import time
 from typing import Any, Callable
 
 import numpy as np
@@ -38,6 +40,10 @@ from rewirekit.graph import EdgeSet
 from rewirekit.linalg import (SparsePlusLowRank, blocked_select, dense_eigh, extreme_eigenpairs,
                               largest_magnitude_eigenpairs, top_singular_triplets)
 from rewirekit.methods.base import RewireOutput, Rewirer, check_seed
+
+#: Progress of long runs (one INFO line per iteration and for the final top-k); enable with
+#: ``logging.basicConfig(level=logging.INFO)``.
+logger = logging.getLogger(__name__)
 
 SOLVERS = ("auto", "dense", "truncated")
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
@@ -221,6 +227,7 @@ class JDR(Rewirer):
         window_a = np.arange(needed - rank_a - offset, needed - offset)
         alignment_before = math.nan
         for iteration in range(max(iterations, 1)):
+            start = time.perf_counter()
             lam, vectors = graph.leading(needed)
             u, s, vh, candidates = self._singular(x, max(rank_a, rank_x), full_basis, rng)
             if iteration == 0:
@@ -245,6 +252,8 @@ class JDR(Rewirer):
             if cand.shape[1] and self.eta_a > 0:
                 graph.replace(window_a, _pull(vectors[:, window_a], cand, self.eta_a))
             x = x_new
+            logger.info("JDR iteration %d/%d: %.1f s", iteration + 1, iterations,
+                        time.perf_counter() - start)
         return x, alignment_before
 
     def _singular(self, x: Tensor, count: int, full_basis: bool, rng: np.random.Generator
@@ -268,7 +277,11 @@ class JDR(Rewirer):
         select = dict(top_k=self.top_k, threshold=self.eps)
         if not self.faithful:
             select.update(skip_diagonal=True, positive=True)
+        start = time.perf_counter()
         rows, cols, values = blocked_select(graph.column_reader(), n, **select)
+        logger.info("JDR sparsification (%s): %d entries kept in %.1f s",
+                    f"top {self.top_k} per column" if self.top_k else f"entries >= {self.eps}",
+                    values.size, time.perf_counter() - start)
         values = values.astype(np.float64)
         if self.faithful:
             return _directed_edges(n, rows, cols, values)

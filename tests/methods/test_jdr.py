@@ -271,3 +271,15 @@ def test_truncated_scale_path_never_builds_n_by_n(monkeypatch):
     torch.testing.assert_close(dense.edge_weight, truncated.edge_weight, rtol=1e-6, atol=1e-8)
     torch.testing.assert_close(dense.x, truncated.x, rtol=1e-6, atol=1e-8)
 
+
+
+def test_progress_is_logged_per_iteration_and_for_the_sparsification(caplog):
+    data = weighted_graph()
+    with caplog.at_level("INFO", logger="rewirekit.methods.jdr"):
+        out = rewirekit.rewire(data, "jdr", num_iterations=3, rank_a=5, rank_x=4, top_k=6)
+    messages = [record.getMessage() for record in caplog.records]
+    assert [m.split(":")[0] for m in messages] == [
+        "JDR iteration 1/3", "JDR iteration 2/3", "JDR iteration 3/3",
+        "JDR sparsification (top 6 per column)"]
+    kept = int(messages[-1].split(": ")[1].split()[0])
+    assert 0 < kept <= 40 * 6 and out.edge_index.size(1) >= kept
