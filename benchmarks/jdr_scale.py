@@ -2,13 +2,16 @@
 
     python benchmarks/jdr_scale.py                          # N=169,343, K=10, L_A=L_X=64, 2 threads
     python benchmarks/jdr_scale.py --nodes 20000            # a quick run of the same path
+    python benchmarks/jdr_scale.py --solver randomized      # approximate eigenpairs, fixed work
 
 Generates a seeded two-class cSBM (mean degree 14, 128 features) with
 ``rewirekit.datasets.csbm``, runs JDR with the truncated solver (ARPACK on
 ``A + Q M Qᵀ``, the final top-k computed block by block, never an ``N×N`` matrix) and
 prints the wall time, the rank ``q`` of the accumulated low-rank correction and the peak
 resident memory of the process, with JDR's progress (a line per iteration) as it runs;
-``--profile`` adds where the time went.
+``--profile`` adds where the time went. ``--solver randomized`` runs the same path with
+approximate eigenpairs (block Krylov Ritz pairs, ``--krylov-passes`` products per
+iteration) instead of ARPACK's.
 """
 from __future__ import annotations
 
@@ -29,6 +32,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rank", type=int, default=64, help="L_A = L_X")
     parser.add_argument("--top-k", type=int, default=64)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--solver", choices=["truncated", "randomized"], default="truncated")
+    parser.add_argument("--krylov-passes", type=int, default=8, help="randomized solver only")
     parser.add_argument("--profile", action="store_true", help="print the top cProfile entries")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
@@ -47,7 +52,8 @@ def main(argv: list[str] | None = None) -> None:
     print(f"cSBM N={args.nodes}, F={args.features}, mean degree {args.degree}, phi={args.phi}: "
           f"{data.edge_index.size(1) // 2} edges, generated in {generated:.1f}s", flush=True)
     method = rewirekit.get_method("jdr", num_iterations=args.iterations, rank_a=args.rank,
-                                  rank_x=args.rank, top_k=args.top_k, solver="truncated", seed=0)
+                                  rank_x=args.rank, top_k=args.top_k, solver=args.solver,
+                                  krylov_passes=args.krylov_passes, seed=0)
     if args.profile:
         import cProfile
         import pstats
@@ -59,7 +65,8 @@ def main(argv: list[str] | None = None) -> None:
         out = method(data)
     report = out.rewire_report
     peak_gib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # Linux: KiB
-    print(f"JDR K={args.iterations}, L_A=L_X={args.rank}, top_k={args.top_k}: "
+    solver = args.solver + (f" ({args.krylov_passes} passes)" if args.solver == "randomized" else "")
+    print(f"JDR K={args.iterations}, L_A=L_X={args.rank}, top_k={args.top_k}, {solver}: "
           f"{report.seconds:.1f}s wall, peak RSS {peak_gib:.2f} GiB, threads {args.threads}")
     print(f"edges {report.edges_before} -> {report.edges_after}; low-rank q = "
           f"{report.extra['low_rank']}; alignment {report.extra['alignment_before']:.3f} -> "

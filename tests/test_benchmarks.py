@@ -195,5 +195,17 @@ def test_jdr_scale_smoke(monkeypatch, capsys):
                                "--top-k", "8", "--threads", "2"])
     out = capsys.readouterr().out
     assert "cSBM N=1500" in out
-    assert "JDR K=2, L_A=L_X=8, top_k=8: " in out and "peak RSS" in out
+    assert "JDR K=2, L_A=L_X=8, top_k=8, truncated: " in out and "peak RSS" in out
     assert "low-rank q = " in out
+
+
+def test_jdr_randomized_smoke(monkeypatch, capsys):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    _script("jdr_randomized").main(["--nodes", "1500", "--iterations", "2", "--rank", "8",
+                                    "--passes", "2", "32", "--splits", "1", "--threads", "2"])
+    rows = {line[:16].strip(): line[16:].split()
+            for line in capsys.readouterr().out.splitlines()[2:]}
+    assert set(rows) == {"input graph", "truncated", "randomized, 2", "randomized, 32"}
+    assert rows["truncated"][2:4] == ["0.000", "1.000"]  # against itself
+    assert float(rows["randomized, 32"][2]) < float(rows["randomized, 2"][2])
+    assert 0 <= float(rows["randomized, 2"][3]) <= 1

@@ -4,13 +4,52 @@ import pytest
 import scipy.sparse as sp
 import torch
 
-from rewirekit.linalg import (blocked_select, dense_eigh, dense_svd, extreme_eigenpairs,
-                              largest_magnitude_eigenpairs, top_singular_triplets)
+from rewirekit.linalg import (block_krylov_ritz_pairs, blocked_select, dense_eigh, dense_svd,
+                              extreme_eigenpairs, largest_magnitude_eigenpairs,
+                              top_singular_triplets)
 
 
 def _symmetric(n, seed):
     a = np.random.default_rng(seed).standard_normal((n, n))
     return (a + a.T) / 2
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_block_krylov_ritz_pairs_are_exact_once_the_space_is_everything(dtype):
+    a = _symmetric(50, 0)
+    start = np.random.default_rng(1).standard_normal((50, 8)).astype(dtype)
+    values, vectors = block_krylov_ritz_pairs(lambda x: a @ x, start, 10,
+                                              lambda theta: np.arange(theta.size))
+    assert values.size == 50 and vectors.dtype == dtype  # 88 columns offered, 50 kept
+    tol = 1e-4 if dtype == np.float32 else 1e-10
+    np.testing.assert_allclose(values, np.linalg.eigvalsh(a), atol=tol)
+    np.testing.assert_allclose(vectors.T @ vectors, np.eye(50), atol=tol)
+    np.testing.assert_allclose(a @ vectors, vectors * values, atol=10 * tol)
+
+
+def test_block_krylov_ritz_pairs_resolve_outliers_first_and_select():
+    rng = np.random.default_rng(2)
+    n = 2000
+    q = np.linalg.qr(rng.standard_normal((n, 3)))[0]
+    noise = sp.random(n, n, density=0.005, random_state=3)
+    a = (noise + noise.T) * 0.5 + sp.csr_matrix(q @ np.diag([30.0, 20.0, -25.0]) @ q.T)
+    values, vectors = block_krylov_ritz_pairs(lambda x: a @ x, rng.standard_normal((n, 6)), 4,
+                                              lambda theta: [0, theta.size - 2, theta.size - 1])
+    np.testing.assert_allclose(values, sorted(np.linalg.eigvalsh(a.toarray()))[:1]
+                               + sorted(np.linalg.eigvalsh(a.toarray()))[-2:], rtol=1e-6)
+    residual = np.linalg.norm(a @ vectors - vectors * values, axis=0)
+    assert residual.max() < 1e-3 * 30
+
+
+def test_block_krylov_ritz_pairs_stop_when_the_space_is_invariant():
+    # rank-2 operator: span{X, AX} holds everything, later blocks add no columns
+    u = np.linalg.qr(np.random.default_rng(4).standard_normal((100, 2)))[0]
+    a = u @ np.diag([3.0, -1.0]) @ u.T
+    start = np.random.default_rng(5).standard_normal((100, 3))
+    values, vectors = block_krylov_ritz_pairs(lambda x: a @ x, start, 5,
+                                              lambda theta: np.arange(theta.size))
+    assert values.size == 5 and np.all(np.isfinite(vectors))
+    np.testing.assert_allclose(values, [-1.0, 0.0, 0.0, 0.0, 3.0], atol=1e-10)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])

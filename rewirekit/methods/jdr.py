@@ -37,19 +37,23 @@ from torch_geometric.data import Data
 
 from rewirekit.errors import RewireError
 from rewirekit.graph import EdgeSet
-from rewirekit.linalg import (SparsePlusLowRank, blocked_select, dense_eigh, extreme_eigenpairs,
-                              largest_magnitude_eigenpairs, top_singular_triplets)
+from rewirekit.linalg import (SparsePlusLowRank, block_krylov_ritz_pairs, blocked_select,
+                              dense_eigh, extreme_eigenpairs, largest_magnitude_eigenpairs,
+                              top_singular_triplets)
 from rewirekit.methods.base import RewireOutput, Rewirer, check_seed
 
 #: Progress of long runs (one INFO line per iteration and for the final top-k); enable with
 #: ``logging.basicConfig(level=logging.INFO)``.
 logger = logging.getLogger(__name__)
 
-SOLVERS = ("auto", "dense", "truncated")
+SOLVERS = ("auto", "dense", "truncated", "randomized")
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 
 #: ARPACK tolerance by precision of the truncated solver's matrix products.
 ARPACK_TOL = {"float32": 1e-6, "float64": 1e-10}
+
+#: Width of the randomized solver's block, as a multiple of the number of wanted pairs.
+RANDOMIZED_BLOCK_FACTOR = 2
 
 #: ``solver="auto"`` picks the dense solver up to this many nodes, whatever the ranks ...
 DENSE_MAX_NODES = 4096
@@ -126,12 +130,18 @@ class JDR(Rewirer):
         faithful: reproduce the official behaviour, directed output included (see above).
         solver: ``"dense"`` (full ``eigh``/``svd`` per iteration, ``O(N²)`` memory),
             ``"truncated"`` (ARPACK on a sparse-plus-low-rank :math:`\tilde A`, never
-            ``N×N``), or ``"auto"``: dense up to 4096 nodes or when more than a tenth of
-            the spectrum is needed, truncated otherwise.
+            ``N×N``), ``"randomized"`` (as truncated, but the eigenpairs are *approximate*:
+            Ritz pairs of a block Krylov space of ``krylov_passes`` products per iteration,
+            warm-started from the previous one; fixed work, no tolerance; opt-in only), or
+            ``"auto"``: dense up to 4096 nodes or when more than a tenth of the spectrum is
+            needed, truncated otherwise.
         dtype: ``"float32"`` (as the official code) or ``"float64"``: the precision of the
             dense solver, and of the truncated solver's matrix products (its Lanczos
             arithmetic is float64, to relative tolerance 1e-6 resp. 1e-10).
-        seed: seed of ARPACK's starting vectors (truncated solver and alignment diagnostic).
+        krylov_passes: products with :math:`\tilde A` per iteration beyond the first, for
+            ``solver="randomized"`` (more passes resolve more of the leading pairs).
+        seed: seed of ARPACK's starting vectors (truncated solver and alignment diagnostic)
+            and of the randomized solver's starting block.
 
     The report's ``extra`` holds ``alignment_before``/``alignment_after``,
     :math:`\|V_L^\top U_L\|_2` with :math:`L = \min(L_A, L_X)` for the input and the output
@@ -146,7 +156,7 @@ class JDR(Rewirer):
                  eta_a: float = 0.1, eta_x1: float = 0.1, eta_x2: float = 0.1, top_k: int = 64,
                  eps: float = 0.01, abs_ordering: bool = False, offset: int = 0,
                  faithful: bool = False, solver: str = "auto", dtype: str = "float32",
-                 seed: int = 0) -> None:
+                 krylov_passes: int = 8, seed: int = 0) -> None:
         super().__init__()
         self.num_iterations = _check_int("num_iterations", num_iterations, 0)
         self.rank_a = _check_int("rank_a", rank_a, 1)
@@ -167,6 +177,7 @@ class JDR(Rewirer):
         if dtype not in DTYPES:
             raise RewireError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}.")
         self.dtype = dtype
+        self.krylov_passes = _check_int("krylov_passes", krylov_passes, 1)
         self.seed = check_seed(seed)
 
     # -- the method -----------------------------------------------------------------
@@ -189,8 +200,9 @@ class JDR(Rewirer):
 
         dtype = DTYPES[self.dtype] if solver == "dense" else torch.float64
         x0 = data.x.to(dtype)
-        graph = (_DenseGraph(adjacency, dtype, self) if solver == "dense"
-                 else _TruncatedGraph(adjacency, self, rng))
+        graph = {"dense": lambda: _DenseGraph(adjacency, dtype, self),
+                 "truncated": lambda: _TruncatedGraph(adjacency, self, rng),
+                 "randomized": lambda: _RandomizedGraph(adjacency, self, rng)}[solver]()
         x, alignment_before = self._denoise(graph, x0, rank_a, rank_x, needed, iterations, rng)
 
         out_edges = self._sparsify(graph, n) if change_graph and iterations else edges
@@ -198,7 +210,7 @@ class JDR(Rewirer):
         if change_x and iterations:
             out_x = ((1 - self.eta_x2) * x0 + self.eta_x2 * x).to(_float_dtype(data.x))
         final_x = x0 if out_x is None else out_x.to(dtype)
-        after = self._alignment_of_output(out_edges, final_x, min(rank_a, rank_x), rng)
+        after = self._alignment_of_output(out_edges, final_x, min(rank_a, rank_x), solver, rng)
         extra: dict[str, Any] = {
             "alignment_before": alignment_before, "alignment_after": after, "solver": solver,
             "rank_a": rank_a, "rank_x": rank_x, "directed_output": out_edges.directed,
@@ -287,7 +299,7 @@ class JDR(Rewirer):
             return _directed_edges(n, rows, cols, values)
         return _undirected_edges(n, rows, cols, values)
 
-    def _alignment_of_output(self, edges: EdgeSet, x: Tensor, span: int,
+    def _alignment_of_output(self, edges: EdgeSet, x: Tensor, span: int, solver: str,
                              rng: np.random.Generator) -> float:
         n = edges.num_nodes
         matrix = _adjacency(edges)
@@ -299,6 +311,8 @@ class JDR(Rewirer):
             order = (torch.sort(lam.abs(), stable=True).indices if self.abs_ordering
                      else torch.arange(n))
             vectors = vectors[:, order[n - count:]]
+        elif solver == "randomized":
+            vectors = _RandomizedGraph(matrix, self, rng).leading(count)[1]
         else:
             find = largest_magnitude_eigenpairs if self.abs_ordering else _largest_eigenpairs
             vectors = torch.from_numpy(find(matrix, count, rng)[1])
@@ -385,15 +399,9 @@ class _TruncatedGraph:
     def leading(self, count: int) -> tuple[Tensor, Tensor]:
         operator = self.matrix.operator(self.dtype)
         if self.sides is None and self.abs_ordering:
-            # largest |λ| first time round, already ordered least -> most leading; remember
-            # each pair as the k-th smallest (λ < 0) or k-th largest (λ >= 0) eigenvalue
+            # largest |λ| first time round, already ordered least -> most leading
             lam, vectors = largest_magnitude_eigenpairs(operator, count, self.rng, self.tol)
-            low = lam < 0
-            self.sides = (int(low.sum()), int((~low).sum()))
-            self.order = np.empty(count, dtype=np.int64)  # index into [lows asc, highs asc]
-            for side, base in ((low, 0), (~low, self.sides[0])):
-                idx = np.flatnonzero(side)
-                self.order[idx[np.argsort(lam[idx], kind="stable")]] = base + np.arange(idx.size)
+            self.sides, self.order = _sides(lam)
         else:
             if self.sides is None:
                 self.sides, self.order = (0, count), np.arange(count)
@@ -420,7 +428,68 @@ class _TruncatedGraph:
         return self.matrix.row_reader(self.dtype)
 
 
+class _RandomizedGraph(_TruncatedGraph):
+    """``Ã = A + Q M Qᵀ`` as in :class:`_TruncatedGraph`, with approximate leading
+    eigenpairs: the Ritz pairs of :func:`~rewirekit.linalg.block_krylov_ritz_pairs`.
+
+    The block is twice as wide as the wanted count. The extra Ritz vectors are guards, split
+    between the two ends as the wanted pairs are. Each iteration starts from the previous
+    iteration's Ritz vectors, wanted and guards. ``Ã`` changes by a low-rank term per
+    iteration, so they already span much of the new leading space. The leading set is
+    fixed at the first iteration, as for the truncated solver.
+    """
+
+    def __init__(self, adjacency: sp.csr_matrix, method: JDR, rng: np.random.Generator) -> None:
+        super().__init__(adjacency, method, rng)
+        self.passes = method.krylov_passes
+        self.warm: np.ndarray | None = None
+
+    def leading(self, count: int) -> tuple[Tensor, Tensor]:
+        n = self.matrix.shape[0]
+        start = self.warm
+        if start is None:
+            start = self.rng.standard_normal((n, min(RANDOMIZED_BLOCK_FACTOR * count, n)))
+        values, vectors = block_krylov_ritz_pairs(
+            self.matrix.operator(self.dtype).matmat, start.astype(self.dtype), self.passes,
+            lambda theta: self._select(theta, count, start.shape[1]))
+        self.warm = vectors
+        lam, vectors = values[:count][self.order], vectors[:, :count][:, self.order]
+        self.lam = torch.from_numpy(lam)
+        self.vectors = torch.from_numpy(vectors.astype(np.float64))
+        return self.lam, self.vectors
+
+    def _select(self, theta: np.ndarray, count: int, width: int) -> np.ndarray:
+        """Indices (into the ascending ``theta``) of the wanted pairs, ``[lows asc, highs
+        asc]``, followed by the guards."""
+        total = theta.size
+        if self.sides is None:
+            if self.abs_ordering:
+                self.sides, self.order = _sides(theta[np.lexsort((theta, np.abs(theta)))][-count:])
+            else:
+                self.sides, self.order = (0, count), np.arange(count)
+        n_low, n_high = self.sides
+        guards = max(min(width, total) - count, 0)
+        g_low = guards * n_low // count
+        g_high = guards - g_low
+        low, high = np.arange(n_low + g_low), np.arange(total - n_high - g_high, total)
+        return np.concatenate([low[:n_low], high[g_high:], low[n_low:], high[:g_high]])
+
+
 # -- helpers --------------------------------------------------------------------------
+def _sides(lam: np.ndarray) -> tuple[tuple[int, int], np.ndarray]:
+    """For leading eigenvalues ordered least -> most leading: how many are negative and how
+    many are not, ``(n_low, n_high)``, and each one's index into ``[n_low smallest
+    ascending, n_high largest ascending]``, so later iterations can recompute exactly those
+    extremes."""
+    low = lam < 0
+    sides = (int(low.sum()), int((~low).sum()))
+    order = np.empty(lam.size, dtype=np.int64)
+    for side, base in ((low, 0), (~low, sides[0])):
+        idx = np.flatnonzero(side)
+        order[idx[np.argsort(lam[idx], kind="stable")]] = base + np.arange(idx.size)
+    return sides, order
+
+
 def _largest_eigenpairs(matrix: sp.spmatrix, count: int, rng: np.random.Generator
                         ) -> tuple[np.ndarray, np.ndarray]:
     return extreme_eigenpairs(matrix, 0, count, rng)

@@ -106,6 +106,40 @@ def test_dense_and_truncated_solvers_agree():
         torch.testing.assert_close(dense.x, truncated.x, rtol=1e-8, atol=1e-8)
 
 
+def test_randomized_solver_is_exact_when_its_krylov_space_is_the_whole_space():
+    # 40 nodes, 5 wanted pairs: a block of 10 and 12 passes span all of R^40
+    data = weighted_graph(n=40, f=20, p=0.2, seed=3)
+    for abs_ordering in (False, True):
+        params = dict(num_iterations=3, rank_a=5, rank_x=4, eta_a=0.4, eta_x1=0.3, eta_x2=0.6,
+                      top_k=5, abs_ordering=abs_ordering, dtype="float64")
+        dense = rewirekit.rewire(data, "jdr", solver="dense", **params)
+        randomized = rewirekit.rewire(data, "jdr", solver="randomized", krylov_passes=12,
+                                      **params)
+        assert randomized.rewire_report.extra["solver"] == "randomized"
+        assert torch.equal(dense.edge_index, randomized.edge_index)
+        torch.testing.assert_close(dense.edge_weight, randomized.edge_weight, rtol=1e-5,
+                                   atol=1e-6)
+        torch.testing.assert_close(dense.x, randomized.x, rtol=1e-7, atol=1e-7)
+
+
+def test_randomized_solver_approximates_the_truncated_one_on_csbm():
+    """Fewer passes than needed to span the space: close to the exact solver, not equal,
+    and closer with more passes."""
+    from rewirekit.datasets import csbm
+
+    data = csbm(num_nodes=3000, num_features=32, avg_degree=8, phi=0.5, seed=1)
+    params = dict(num_iterations=3, rank_a=8, rank_x=8, top_k=8, dtype="float64")
+    exact = rewirekit.rewire(data, "jdr", solver="truncated", **params)
+
+    def gap(passes: int) -> float:
+        out = rewirekit.rewire(data, "jdr", solver="randomized", krylov_passes=passes,
+                               **params)
+        return float((out.x - exact.x).norm() / (exact.x - data.x.double()).norm())
+
+    coarse, fine = gap(2), gap(16)
+    assert 0 < fine < coarse < 1
+
+
 def test_clean_output_is_symmetric_positive_without_self_loops():
     data = weighted_graph(n=50, seed=1)
     loops = torch.arange(5).repeat(2, 1)
@@ -179,7 +213,8 @@ def test_truncated_solver_is_deterministic_per_seed():
 @pytest.mark.parametrize("params", [{"rank_a": 0}, {"eta_a": 1.5}, {"eta_x2": -0.1},
                                     {"top_k": -1}, {"num_iterations": 2.0}, {"solver": "eig"},
                                     {"dtype": "float16"}, {"abs_ordering": "yes"},
-                                    {"eps": float("nan")}, {"seed": -1}])
+                                    {"eps": float("nan")}, {"seed": -1},
+                                    {"krylov_passes": 0}])
 def test_bad_parameters_raise(params):
     with pytest.raises(RewireError):
         rewirekit.get_method("jdr", **params)
