@@ -203,9 +203,10 @@ def test_jdr_randomized_smoke(monkeypatch, capsys):
     monkeypatch.syspath_prepend(str(BENCHMARKS))
     _script("jdr_randomized").main(["--nodes", "1500", "--iterations", "2", "--rank", "8",
                                     "--passes", "2", "32", "--splits", "1", "--threads", "2"])
-    rows = {line[:16].strip(): line[16:].split()
+    rows = {line[:18].strip(): line[18:].split()
             for line in capsys.readouterr().out.splitlines()[2:]}
-    assert set(rows) == {"input graph", "truncated", "randomized, 2", "randomized, 32"}
+    assert set(rows) == {"input graph", "truncated", "truncated, seed 1", "randomized, 2",
+                         "randomized, 32"}
     assert rows["truncated"][2:4] == ["0.000", "1.000"]  # against itself
     assert float(rows["randomized, 32"][2]) < float(rows["randomized, 2"][2])
     assert 0 <= float(rows["randomized, 2"][3]) <= 1

@@ -7,10 +7,12 @@ Spectral rewirings update a sparse adjacency matrix by low-rank terms
 """
 from __future__ import annotations
 
+import warnings
 from typing import Callable
 
 import numpy as np
 import scipy.sparse as sp
+import torch
 from scipy.sparse.linalg import LinearOperator
 
 from rewirekit.linalg.threads import blas_thread_count, blas_threads
@@ -78,6 +80,31 @@ class SparsePlusLowRank:
 
         return LinearOperator(self.shape, matvec=matmat, matmat=matmat, rmatvec=matmat,
                               rmatmat=matmat, dtype=np.float64)
+
+    def block_product(self, dtype: type = np.float32) -> Callable[[np.ndarray], np.ndarray]:
+        """``X ↦ (S + Q M Qᵀ) X`` for ``N × b`` blocks, in ``dtype`` from input to output (for
+        block solvers; :meth:`operator` is ARPACK's float64 interface).
+
+        The sparse part is a torch CSR product, which uses torch's threads: on two threads it
+        is about twice as fast as scipy's for ``b = 128`` at N = 169,343. The low-rank part
+        is two BLAS products with the factors, converted once.
+        """
+        with warnings.catch_warnings():  # torch flags sparse CSR tensors as beta
+            warnings.simplefilter("ignore", UserWarning)
+            sparse = torch.sparse_csr_tensor(
+                torch.from_numpy(self.sparse.indptr.astype(np.int64)),
+                torch.from_numpy(self.sparse.indices.astype(np.int64)),
+                torch.from_numpy(self.sparse.data.astype(dtype)), self.shape)
+        basis, core = self.basis.astype(dtype), self.core.astype(dtype)
+
+        def product(x: np.ndarray) -> np.ndarray:
+            x = np.ascontiguousarray(x, dtype=dtype)
+            out = (sparse @ torch.from_numpy(x)).numpy()
+            if basis.shape[1]:
+                out += basis @ (core @ (basis.T @ x))
+            return out
+
+        return product
 
     def add(self, factors: np.ndarray, core: np.ndarray, rtol: float = 1e-12) -> None:
         """Add ``Y C Yᵀ`` (``Y = factors``, ``N×p``; ``C = core``, symmetric ``p×p``).

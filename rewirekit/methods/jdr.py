@@ -54,6 +54,8 @@ ARPACK_TOL = {"float32": 1e-6, "float64": 1e-10}
 
 #: Width of the randomized solver's block, as a multiple of the number of wanted pairs.
 RANDOMIZED_BLOCK_FACTOR = 2
+#: A cold (random) start of the randomized solver gets this many times ``krylov_passes``.
+RANDOMIZED_COLD_FACTOR = 2
 
 #: ``solver="auto"`` picks the dense solver up to this many nodes, whatever the ranks ...
 DENSE_MAX_NODES = 4096
@@ -435,8 +437,9 @@ class _RandomizedGraph(_TruncatedGraph):
     The block is twice as wide as the wanted count. The extra Ritz vectors are guards, split
     between the two ends as the wanted pairs are. Each iteration starts from the previous
     iteration's Ritz vectors, wanted and guards. ``Ã`` changes by a low-rank term per
-    iteration, so they already span much of the new leading space. The leading set is
-    fixed at the first iteration, as for the truncated solver.
+    iteration, so they already span much of the new leading space. The first, cold solve
+    from a random block gets twice the passes. The leading set is fixed at the first
+    iteration, as for the truncated solver.
     """
 
     def __init__(self, adjacency: sp.csr_matrix, method: JDR, rng: np.random.Generator) -> None:
@@ -446,11 +449,12 @@ class _RandomizedGraph(_TruncatedGraph):
 
     def leading(self, count: int) -> tuple[Tensor, Tensor]:
         n = self.matrix.shape[0]
-        start = self.warm
+        start, passes = self.warm, self.passes
         if start is None:
             start = self.rng.standard_normal((n, min(RANDOMIZED_BLOCK_FACTOR * count, n)))
+            passes *= RANDOMIZED_COLD_FACTOR
         values, vectors = block_krylov_ritz_pairs(
-            self.matrix.operator(self.dtype).matmat, start.astype(self.dtype), self.passes,
+            self.matrix.block_product(self.dtype), start.astype(self.dtype), passes,
             lambda theta: self._select(theta, count, start.shape[1]))
         self.warm = vectors
         lam, vectors = values[:count][self.order], vectors[:, :count][:, self.order]

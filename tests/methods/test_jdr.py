@@ -246,6 +246,10 @@ def test_sparse_plus_low_rank_adds_exactly():
     np.testing.assert_allclose(block, expected[7:23], atol=1e-5)
     x = rng.standard_normal((60, 3))
     np.testing.assert_allclose(matrix.matmat(x), expected @ x, atol=1e-10)
+    np.testing.assert_allclose(matrix.block_product(np.float64)(x), expected @ x, atol=1e-10)
+    single = matrix.block_product(np.float32)(x)
+    assert single.dtype == np.float32
+    np.testing.assert_allclose(single, expected @ x, atol=1e-4)
 
 
 def test_sparse_plus_low_rank_reads_duplicate_sparse_entries_summed():
