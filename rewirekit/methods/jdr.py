@@ -139,9 +139,11 @@ class JDR(Rewirer):
             needed, truncated otherwise.
         dtype: ``"float32"`` (as the official code) or ``"float64"``: the precision of the
             dense solver, and of the truncated solver's matrix products (its Lanczos
-            arithmetic is float64, to relative tolerance 1e-6 resp. 1e-10).
+            arithmetic is float64, to relative tolerance 1e-6 resp. 1e-10), and of the
+            randomized solver's Krylov basis.
         krylov_passes: products with :math:`\tilde A` per iteration beyond the first, for
-            ``solver="randomized"`` (more passes resolve more of the leading pairs).
+            ``solver="randomized"`` (twice as many from the first, random start; more
+            passes resolve more of the leading pairs).
         seed: seed of ARPACK's starting vectors (truncated solver and alignment diagnostic)
             and of the randomized solver's starting block.
 
@@ -202,9 +204,11 @@ class JDR(Rewirer):
 
         dtype = DTYPES[self.dtype] if solver == "dense" else torch.float64
         x0 = data.x.to(dtype)
-        graph = {"dense": lambda: _DenseGraph(adjacency, dtype, self),
-                 "truncated": lambda: _TruncatedGraph(adjacency, self, rng),
-                 "randomized": lambda: _RandomizedGraph(adjacency, self, rng)}[solver]()
+        if solver == "dense":
+            graph = _DenseGraph(adjacency, dtype, self)
+        else:
+            graph = (_RandomizedGraph if solver == "randomized" else _TruncatedGraph)(
+                adjacency, self, rng)
         x, alignment_before = self._denoise(graph, x0, rank_a, rank_x, needed, iterations, rng)
 
         out_edges = self._sparsify(graph, n) if change_graph and iterations else edges
