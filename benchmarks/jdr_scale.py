@@ -65,7 +65,9 @@ def main(argv: list[str] | None = None) -> None:
         out = method(data)
     report = out.rewire_report
     peak_gib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # Linux: KiB
-    solver = args.solver + (f" ({args.krylov_passes} passes)" if args.solver == "randomized" else "")
+    solver = args.solver
+    if solver == "randomized":
+        solver += f" ({args.krylov_passes} passes)"
     print(f"JDR K={args.iterations}, L_A=L_X={args.rank}, top_k={args.top_k}, {solver}: "
           f"{report.seconds:.1f}s wall, peak RSS {peak_gib:.2f} GiB, threads {args.threads}")
     print(f"edges {report.edges_before} -> {report.edges_after}; low-rank q = "

@@ -142,7 +142,8 @@ def _orthonormal_columns(block: np.ndarray, basis: np.ndarray) -> np.ndarray:
     norm are dropped, so a block already in the span yields no columns.
     """
     dtype = block.dtype
-    floor = np.sqrt(np.finfo(dtype).eps) * max(float(np.linalg.norm(block, axis=0).max()), 1e-300)
+    largest = float(np.linalg.norm(block, axis=0).max(initial=0.0))
+    floor = np.sqrt(np.finfo(dtype).eps) * max(largest, np.finfo(np.float64).tiny)
     for _ in range(2):
         if basis.shape[1]:
             block = block - basis @ (basis.T @ block)
