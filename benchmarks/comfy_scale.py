@@ -14,7 +14,6 @@ of the process.
 from __future__ import annotations
 
 import argparse
-import os
 import resource
 import time
 
@@ -28,11 +27,9 @@ def main(argv: list[str] | None = None) -> list[tuple[str, float]]:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--methods", nargs="+", default=["feast", "comfy"])
     args = parser.parse_args(argv)
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-        os.environ[var] = str(args.threads)
-    import torch
+    from timing import set_threads
 
-    torch.set_num_threads(args.threads)
+    set_threads(args.threads)
     import rewirekit
     from rewirekit.datasets import csbm
 

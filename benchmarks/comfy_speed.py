@@ -48,8 +48,8 @@ from torch_geometric.data import Data
 
 from comfy_vs_official import (PAPER_BUDGETS, SEED, call_with_timeout, fixed_louvain,
                                fosr_start_vector, import_official, load_prepared, load_spectral,
-                               our_communities, quiet_scratch_dir, set_threads, with_masks)
-from timing import best_of
+                               our_communities, quiet_scratch_dir, with_masks)
+from timing import best_of, set_threads
 
 
 @dataclass(frozen=True)

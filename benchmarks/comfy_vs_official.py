@@ -68,7 +68,7 @@ import torch
 import torch_geometric.transforms as T
 from torch_geometric.data import Data
 
-from jdr_vs_official import set_threads
+from timing import set_threads
 
 #: (add, delete) budgets behind the paper's best GCN results (spec table).
 PAPER_BUDGETS = {

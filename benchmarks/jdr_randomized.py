@@ -19,7 +19,6 @@ ill-conditioned, so the output is too).
 from __future__ import annotations
 
 import argparse
-import os
 import time
 
 
@@ -32,11 +31,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rank", type=int, default=64, help="L_A = L_X = top_k")
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-        os.environ[var] = str(args.threads)
-    import torch
+    from timing import set_threads
 
-    torch.set_num_threads(args.threads)
+    set_threads(args.threads)
     import rewirekit
     from rewirekit.datasets import csbm
 

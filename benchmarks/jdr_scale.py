@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import resource
 import time
 
@@ -37,11 +36,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--profile", action="store_true", help="print the top cProfile entries")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-        os.environ[var] = str(args.threads)
-    import torch
+    from timing import set_threads
 
-    torch.set_num_threads(args.threads)
+    set_threads(args.threads)
     import rewirekit
     from rewirekit.datasets import csbm
 

@@ -21,9 +21,8 @@ from __future__ import annotations
 
 import argparse
 
-from jdr_vs_official import (PAPER_SPLITS, load_dataset, load_official, paper_settings,
-                             run_official, set_threads)
-from timing import best_of
+from jdr_vs_official import PAPER_SPLITS, load_dataset, load_official, paper_settings, run_official
+from timing import best_of, set_threads
 
 
 def main() -> None:

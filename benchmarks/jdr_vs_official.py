@@ -48,6 +48,8 @@ import torch
 import torch_geometric.transforms as T
 from torch_geometric.data import Data
 
+from timing import set_threads
+
 #: The split whose GCN-tuned settings (official yaml) each dataset is compared with.
 PAPER_SPLITS = {"cora": "sparse", "citeseer": "sparse", "chameleon": "dense"}
 
@@ -60,13 +62,6 @@ def paper_settings(name: str) -> tuple[dict, bool]:
     preset, split = get_training_preset("jdr"), PAPER_SPLITS[name]
     return (preset.rewiring_params(name, "gcn", split),
             preset.config(name, "gcn", rewired=True, split=split).normalize_features)
-
-
-def set_threads(threads: int) -> None:
-    """Same thread count for every library (call before heavy work)."""
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-        os.environ[var] = str(threads)
-    torch.set_num_threads(threads)
 
 
 def load_dataset(name: str) -> Data:

@@ -15,7 +15,6 @@ sparse part is a seeded cSBM adjacency (mean degree 14); ``Q`` is a random ortho
 from __future__ import annotations
 
 import argparse
-import os
 import time
 
 
@@ -27,8 +26,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--restarts", type=int, default=4, help="ARPACK restarts per run")
     parser.add_argument("--repeat", type=int, default=2)
     args = parser.parse_args(argv)
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-        os.environ[var] = str(args.threads)
+    from timing import set_threads
+
+    set_threads(args.threads)
     import numpy as np
     import scipy.sparse as sp
     from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh

@@ -101,7 +101,8 @@ def denoise_jointly(data, args, device):
 '''
 
 
-def test_jdr_exactness_path_against_a_reference(tmp_path):
+def test_jdr_exactness_path_against_a_reference(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))  # as when run as a script: its helpers import
     """The exactness script's comparison, with the numpy reference standing in for the
     official code (which CI does not have)."""
     (tmp_path / "src").mkdir()
