@@ -19,7 +19,7 @@ from torch_geometric.data import Data
 from torch_geometric.utils import to_undirected
 
 from rewirekit.errors import RewireError
-from rewirekit.methods.base import check_seed
+from rewirekit.validation import check_int, check_seed
 
 #: The 17 homophily angles of the JDR cSBM experiments: -1, -0.875, ..., 0.875, 1.
 CSBM_PHI_GRID: tuple[float, ...] = tuple(k / 8 - 1 for k in range(17))
@@ -67,8 +67,8 @@ def csbm(num_nodes: int = 5000, num_features: int = 2000, avg_degree: float = 5.
         RewireError: for out-of-range arguments, including parameters whose edge
             probabilities :math:`(d \pm \sqrt{d}\lambda)/N` leave :math:`[0, 1]`.
     """
-    num_nodes = _check_count("num_nodes", num_nodes, minimum=2)
-    num_features = _check_count("num_features", num_features, minimum=1)
+    num_nodes = check_int("num_nodes", num_nodes, minimum=2)
+    num_features = check_int("num_features", num_features, minimum=1)
     seed = check_seed(seed)
     if not avg_degree > 0:
         raise RewireError(f"csbm: avg_degree must be positive, got {avg_degree!r}.")
@@ -136,8 +136,8 @@ def aligned_sbm(num_nodes: int = 1000, p: float = 0.05, q: float = 0.01, alignme
         int64 ``edge_index`` without self-loops, the parameters ``p``, ``q``,
         ``alignment``, ``seed`` and ``name = "aligned_sbm"``.
     """
-    num_nodes = _check_count("num_nodes", num_nodes, minimum=2)
-    num_features = _check_count("num_features", num_features, minimum=1)
+    num_nodes = check_int("num_nodes", num_nodes, minimum=2)
+    num_features = check_int("num_features", num_features, minimum=1)
     seed = check_seed(seed)
     for arg, value in (("p", p), ("q", q), ("alignment", alignment)):
         if not 0 <= value <= 1:
@@ -156,12 +156,6 @@ def aligned_sbm(num_nodes: int = 1000, p: float = 0.05, q: float = 0.01, alignme
     data.p, data.q, data.alignment, data.seed = float(p), float(q), float(alignment), seed
     data.name = "aligned_sbm"
     return data
-
-
-def _check_count(arg: str, value: int, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise RewireError(f"{arg} must be an integer >= {minimum}, got {value!r}.")
-    return int(value)
 
 
 def _balanced_labels(rng: np.random.Generator, num_nodes: int) -> np.ndarray:

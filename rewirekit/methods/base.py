@@ -152,32 +152,6 @@ def _all_keys(edges: EdgeSet) -> np.ndarray:
     return np.union1d(keys, loops)
 
 
-# -- validation helpers shared by methods -------------------------------------------
-def check_budget(name: str, value: Any) -> int:
-    """A budget is a non-negative number of edges."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise RewireError(f"{name} must be a non-negative integer number of edges, got {value!r}.")
-    return int(value)
-
-
-def check_feasible(edges: EdgeSet, add: int = 0, delete: int = 0) -> None:
-    """Raise :class:`RewireError` if ``edges`` has fewer non-edges than ``add`` or fewer
-    edges than ``delete``."""
-    free = edges.max_pairs - edges.num_pairs
-    if add > free:
-        raise RewireError(f"cannot add {add} edges: the graph has only {free} non-edges; "
-                          "lower the add budget.")
-    if delete > edges.num_pairs:
-        raise RewireError(f"cannot delete {delete} edges: the graph has only {edges.num_pairs}; "
-                          "lower the delete budget.")
-
-
-def check_seed(seed: Any) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise RewireError(f"seed must be a non-negative integer, got {seed!r}.")
-    return int(seed)
-
-
 # -- registry API -------------------------------------------------------------------
 def list_methods() -> list[str]:
     """Names of all registered methods, sorted."""
@@ -212,6 +186,4 @@ def describe(name: str) -> str:
     return doc.splitlines()[0] if doc else ""
 
 
-__all__ = ["Rewirer", "RewireReport", "RewireOutput", "check_budget", "check_feasible",
-           "check_seed",
-           "list_methods", "get_method", "rewire", "describe", "method_class"]
+__all__ = ["Rewirer", "RewireReport", "RewireOutput", "list_methods", "get_method", "rewire", "describe", "method_class"]

@@ -16,7 +16,8 @@ from torch_geometric.data import Data
 
 from rewirekit.errors import RewireError
 from rewirekit.graph import EdgeSet, apply_edits, pair_keys, sorted_contains
-from rewirekit.methods.base import RewireOutput, Rewirer, check_budget, check_seed
+from rewirekit.methods.base import RewireOutput, Rewirer
+from rewirekit.validation import check_budget, check_seed
 
 #: Community detection algorithms: igraph's Leiden on modularity (the default: Louvain's
 #: refinement, in C) and networkx's Louvain (the one the ComFy code runs).

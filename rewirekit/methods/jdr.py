@@ -40,7 +40,8 @@ from rewirekit.graph import EdgeSet
 from rewirekit.linalg import (SparsePlusLowRank, block_krylov_ritz_pairs, blocked_select,
                               dense_eigh, extreme_eigenpairs, largest_magnitude_eigenpairs,
                               top_singular_triplets)
-from rewirekit.methods.base import RewireOutput, Rewirer, check_seed
+from rewirekit.methods.base import RewireOutput, Rewirer
+from rewirekit.validation import check_bool, check_fraction, check_int, check_seed
 
 #: Progress of long runs (one INFO line per iteration and for the final top-k); enable with
 #: ``logging.basicConfig(level=logging.INFO)``.
@@ -162,26 +163,26 @@ class JDR(Rewirer):
                  faithful: bool = False, solver: str = "auto", dtype: str = "float32",
                  krylov_passes: int = 8, seed: int = 0) -> None:
         super().__init__()
-        self.num_iterations = _check_int("num_iterations", num_iterations, 0)
-        self.rank_a = _check_int("rank_a", rank_a, 1)
-        self.rank_x = _check_int("rank_x", rank_x, 1)
-        self.eta_a = _check_fraction("eta_a", eta_a)
-        self.eta_x1 = _check_fraction("eta_x1", eta_x1)
-        self.eta_x2 = _check_fraction("eta_x2", eta_x2)
-        self.top_k = _check_int("top_k", top_k, 0)
+        self.num_iterations = check_int("num_iterations", num_iterations, 0)
+        self.rank_a = check_int("rank_a", rank_a, 1)
+        self.rank_x = check_int("rank_x", rank_x, 1)
+        self.eta_a = check_fraction("eta_a", eta_a)
+        self.eta_x1 = check_fraction("eta_x1", eta_x1)
+        self.eta_x2 = check_fraction("eta_x2", eta_x2)
+        self.top_k = check_int("top_k", top_k, 0)
         if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not math.isfinite(eps):
             raise RewireError(f"eps must be a finite number, got {eps!r}.")
         self.eps = float(eps)
-        self.abs_ordering = _check_bool("abs_ordering", abs_ordering)
-        self.offset = _check_int("offset", offset, 0)
-        self.faithful = _check_bool("faithful", faithful)
+        self.abs_ordering = check_bool("abs_ordering", abs_ordering)
+        self.offset = check_int("offset", offset, 0)
+        self.faithful = check_bool("faithful", faithful)
         if solver not in SOLVERS:
             raise RewireError(f"solver must be one of {', '.join(SOLVERS)}, got {solver!r}.")
         self.solver = solver
         if dtype not in DTYPES:
             raise RewireError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}.")
         self.dtype = dtype
-        self.krylov_passes = _check_int("krylov_passes", krylov_passes, 1)
+        self.krylov_passes = check_int("krylov_passes", krylov_passes, 1)
         self.seed = check_seed(seed)
 
     # -- the method -----------------------------------------------------------------
@@ -565,21 +566,3 @@ def _undirected_edges(n: int, rows: np.ndarray, cols: np.ndarray, values: np.nda
 
 def _float_dtype(x: Tensor) -> torch.dtype:
     return x.dtype if x.is_floating_point() else torch.float32
-
-
-def _check_int(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise RewireError(f"{name} must be an integer >= {minimum}, got {value!r}.")
-    return int(value)
-
-
-def _check_fraction(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-        raise RewireError(f"{name} must be a number in [0, 1], got {value!r}.")
-    return float(value)
-
-
-def _check_bool(name: str, value: Any) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise RewireError(f"{name} must be True or False, got {value!r}.")
-    return bool(value)

@@ -5,8 +5,8 @@ import numpy as np
 from torch_geometric.data import Data
 
 from rewirekit.graph import EdgeSet, apply_edits, canonical_pairs, sorted_contains
-from rewirekit.methods.base import (RewireOutput, Rewirer, check_budget, check_feasible,
-                                    check_seed)
+from rewirekit.methods.base import RewireOutput, Rewirer
+from rewirekit.validation import check_budget, check_feasible, check_seed
 
 #: Below this many possible pairs, non-edges are enumerated instead of rejection-sampled.
 _ENUMERATE_BELOW = 4_000_000

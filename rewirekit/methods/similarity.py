@@ -21,8 +21,8 @@ from torch_geometric.data import Data
 from rewirekit.errors import RewireError
 from rewirekit.graph import EdgeSet, apply_edits
 from rewirekit.linalg.similarity import normalized_rows, pair_similarity, top_similar_pairs
-from rewirekit.methods.base import (RewireOutput, Rewirer, check_budget, check_feasible,
-                                    check_seed)
+from rewirekit.methods.base import RewireOutput, Rewirer
+from rewirekit.validation import check_budget, check_feasible, check_seed
 from rewirekit.methods.community import check_algorithm, detect_communities
 
 #: ``budget(total, size_i, size_j, sum_of_products) -> per-pair budgets`` (int64 arrays).

@@ -23,8 +23,8 @@ from torch_geometric.data import Data
 from rewirekit.errors import RewireError
 from rewirekit.graph import EdgeSet, apply_edits, pair_keys, symmetric_csr
 from rewirekit.linalg import single_threaded_blas
-from rewirekit.methods.base import (RewireOutput, Rewirer, check_budget, check_feasible,
-                                    check_seed)
+from rewirekit.methods.base import RewireOutput, Rewirer
+from rewirekit.validation import check_budget, check_feasible, check_seed
 from rewirekit.methods.community import removable_in_order
 
 #: Graphs up to this many nodes use a dense symmetric eigensolver; larger ones ARPACK.
