@@ -13,6 +13,7 @@ limit switched off (BLAS on ``--threads`` threads) and on, for:
   once per edit;
 * ProxyAdd with ``--edits`` additions (one Fiedler pair per edit).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -46,10 +47,10 @@ def main(argv: list[str] | None = None) -> None:
                 return run()
             finally:
                 eigen.single_threaded_blas, spectral.single_threaded_blas = saved
+
         return call
 
-    jdr_data = csbm(num_nodes=args.jdr_nodes, num_features=128, avg_degree=14.0, phi=0.5,
-                    seed=0)
+    jdr_data = csbm(num_nodes=args.jdr_nodes, num_features=128, avg_degree=14.0, phi=0.5, seed=0)
     jdr_iterate = _jdr_iterate(rewirekit, jdr_data, _TruncatedGraph)
     operator = jdr_iterate.operator(np.float32)
 
@@ -69,10 +70,11 @@ def main(argv: list[str] | None = None) -> None:
 
     print(f"BLAS threads={args.threads}, best of {args.repeat}")
     print(f"{'call':44s} {'threaded':>9s} {'1 thread':>9s} {'ratio':>6s}")
-    for name, run in ((f"JDR: 64 eigenpairs, N={args.jdr_nodes:,}, q={jdr_iterate.rank}",
-                       leading_eigenpairs),
-                      (f"Fiedler pair, N={n:,}", fiedler),
-                      (f"ProxyAdd, {args.edits} edits, N={n:,}", proxy_add)):
+    for name, run in (
+        (f"JDR: 64 eigenpairs, N={args.jdr_nodes:,}, q={jdr_iterate.rank}", leading_eigenpairs),
+        (f"Fiedler pair, N={n:,}", fiedler),
+        (f"ProxyAdd, {args.edits} edits, N={n:,}", proxy_add),
+    ):
         slow = best_of(args.repeat, threaded(run))
         fast = best_of(args.repeat, run)
         print(f"{name:44s} {slow:8.2f}s {fast:8.2f}s {slow / fast:5.1f}x", flush=True)
@@ -89,8 +91,16 @@ def _jdr_iterate(rewirekit, data, truncated_graph):
 
     truncated_graph.replace = keep
     try:
-        rewirekit.rewire(data, "jdr", num_iterations=4, rank_a=64, rank_x=64, top_k=64,
-                         solver="truncated", seed=0)
+        rewirekit.rewire(
+            data,
+            "jdr",
+            num_iterations=4,
+            rank_a=64,
+            rank_x=64,
+            top_k=64,
+            solver="truncated",
+            seed=0,
+        )
     finally:
         truncated_graph.replace = replace
     return kept["matrix"]

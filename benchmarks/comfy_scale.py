@@ -11,6 +11,7 @@ top-k, never as an ``N×N`` matrix. ComFy's communities come from igraph's Leide
 default). Prints the wall time of each run and the peak resident memory
 of the process.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,11 +35,15 @@ def main(argv: list[str] | None = None) -> list[tuple[str, float]]:
     from rewirekit.datasets import csbm
 
     start = time.perf_counter()
-    data = csbm(num_nodes=args.nodes, num_features=args.features, avg_degree=args.degree,
-                phi=0.5, seed=0)
-    print(f"cSBM N={args.nodes}, F={args.features}, mean degree {args.degree}: "
-          f"{data.edge_index.size(1) // 2} edges, generated in "
-          f"{time.perf_counter() - start:.1f}s; threads {args.threads}", flush=True)
+    data = csbm(
+        num_nodes=args.nodes, num_features=args.features, avg_degree=args.degree, phi=0.5, seed=0
+    )
+    print(
+        f"cSBM N={args.nodes}, F={args.features}, mean degree {args.degree}: "
+        f"{data.edge_index.size(1) // 2} edges, generated in "
+        f"{time.perf_counter() - start:.1f}s; threads {args.threads}",
+        flush=True,
+    )
     timings = []
     for name in args.methods:
         for kind in ("add", "delete"):
@@ -46,9 +51,12 @@ def main(argv: list[str] | None = None) -> list[tuple[str, float]]:
             report = out.rewire_report
             changed = report.edges_added if kind == "add" else report.edges_removed
             timings.append((f"{name} {kind}={args.edits}", report.seconds))
-            print(f"{name:<6} {kind:<6} {args.edits}: {report.seconds:7.1f}s, "
-                  f"{changed} edges {kind}{'ed' if kind == 'add' else 'd'}; "
-                  f"peak RSS so far {_peak_rss_gib():.2f} GiB", flush=True)
+            print(
+                f"{name:<6} {kind:<6} {args.edits}: {report.seconds:7.1f}s, "
+                f"{changed} edges {kind}{'ed' if kind == 'add' else 'd'}; "
+                f"peak RSS so far {_peak_rss_gib():.2f} GiB",
+                flush=True,
+            )
     total = sum(seconds for _, seconds in timings)
     print(f"total {total:.1f}s; peak RSS {_peak_rss_gib():.2f} GiB")
     return timings

@@ -34,6 +34,7 @@ are first probed with one edge: when one edge already takes more than ``timeout 
 seconds, the full run is skipped and reported as ``> timeout`` with the one-edge time
 (and its linear extrapolation).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,29 +45,39 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-from torch_geometric.data import Data
-
-from comfy_vs_official import (PAPER_BUDGETS, SEED, call_with_timeout, fixed_louvain,
-                               fosr_start_vector, import_official, load_prepared, load_spectral,
-                               our_communities, quiet_scratch_dir, with_masks)
+from comfy_vs_official import (
+    PAPER_BUDGETS,
+    SEED,
+    call_with_timeout,
+    fixed_louvain,
+    fosr_start_vector,
+    import_official,
+    load_prepared,
+    load_spectral,
+    our_communities,
+    quiet_scratch_dir,
+    with_masks,
+)
 from timing import best_of, set_threads
+from torch_geometric.data import Data
 
 
 @dataclass(frozen=True)
 class SpeedRun:
     """One timed configuration: ``rewirekit.rewire(data, method, **params)`` vs the official."""
 
-    label: str      # e.g. "ComFy add"
-    method: str     # our method name
-    params: dict    # our parameters
+    label: str  # e.g. "ComFy add"
+    method: str  # our method name
+    params: dict  # our parameters
     budget: int
     target: float | None  # speed-up the issue asks for (None: printed for information)
 
     def official_key(self) -> tuple:
         """Runs with equal keys share one official timing (ours differ only in the
         community detection, which the official code does not have a choice of)."""
-        return self.method, tuple(sorted((k, v) for k, v in self.params.items()
-                                         if k != "communities"))
+        return self.method, tuple(
+            sorted((k, v) for k, v in self.params.items() if k != "communities")
+        )
 
 
 def speed_runs(dataset: str, small: int) -> list[SpeedRun]:
@@ -83,12 +94,21 @@ def speed_runs(dataset: str, small: int) -> list[SpeedRun]:
                     continue
                 params.update(seed=SEED, rounding="floor")
                 runs.append(SpeedRun(f"{title} {kind}", method, params, budget, 20.0))
-                runs.append(SpeedRun(f"{title}[louvain] {kind}", method,
-                                     {**params, "communities": "louvain"}, budget, None))
-    runs.append(SpeedRun("ProxyAddMax", "proxy_add", {"objective": "max", "add": small}, small,
-                         10.0))
-    runs.append(SpeedRun("ProxyDelMax", "proxy_delete", {"objective": "max", "delete": small},
-                         small, 10.0))
+                runs.append(
+                    SpeedRun(
+                        f"{title}[louvain] {kind}",
+                        method,
+                        {**params, "communities": "louvain"},
+                        budget,
+                        None,
+                    )
+                )
+    runs.append(
+        SpeedRun("ProxyAddMax", "proxy_add", {"objective": "max", "add": small}, small, 10.0)
+    )
+    runs.append(
+        SpeedRun("ProxyDelMax", "proxy_delete", {"objective": "max", "delete": small}, small, 10.0)
+    )
     runs.append(SpeedRun("FoSR", "fosr", {"add": small, "seed": SEED}, small, 10.0))
     return runs
 
@@ -137,8 +157,7 @@ def _official_proxy(module, data: Data, kind: str, budget: int) -> float:
     ranking = module.rank_by_proxy_add if kind == "add" else module.rank_by_proxy_delete
     with quiet_scratch_dir():
         start = time.perf_counter()
-        module.process_and_update_edges(graph, ranking, "proxy", updating_period=1,
-                                        max_iter=budget)
+        module.process_and_update_edges(graph, ranking, "proxy", updating_period=1, max_iter=budget)
         return time.perf_counter() - start
 
 
@@ -168,8 +187,9 @@ class OfficialTime:
         return f"{self.seconds:8.2f}s" if self.finished else f"> {self.seconds:.0f}s".rjust(9)
 
 
-def time_official(modules: dict, data: Data, run: SpeedRun, labels: np.ndarray,
-                  timeout: float, repeat: int) -> OfficialTime | None:
+def time_official(
+    modules: dict, data: Data, run: SpeedRun, labels: np.ndarray, timeout: float, repeat: int
+) -> OfficialTime | None:
     """Seconds of the official code for ``run`` (``None`` if that code is not loaded)."""
     if run.method in ("feast", "comfy"):
         fixed = labels if run.method == "feast" else None
@@ -184,8 +204,9 @@ def time_official(modules: dict, data: Data, run: SpeedRun, labels: np.ndarray,
         if probe is None:
             return OfficialTime(timeout, False, "one edge did not finish")
         if probe * run.budget > timeout:
-            return OfficialTime(timeout, False, f"one edge {probe:.1f}s, x{run.budget} "
-                                                f"≈ {probe * run.budget:.0f}s")
+            return OfficialTime(
+                timeout, False, f"one edge {probe:.1f}s, x{run.budget} ≈ {probe * run.budget:.0f}s"
+            )
         call = (_official_proxy, (modules["proxy"], data, kind, run.budget))
     times = [call_with_timeout(call[0], call[1], timeout) for _ in range(repeat)]
     if any(t is None for t in times):
@@ -193,23 +214,33 @@ def time_official(modules: dict, data: Data, run: SpeedRun, labels: np.ndarray,
     return OfficialTime(min(times), True)
 
 
-def row(dataset: str, run: SpeedRun, official: OfficialTime | None, ours: float,
-        louvain: tuple[float, float] | None) -> str:
+def row(
+    dataset: str,
+    run: SpeedRun,
+    official: OfficialTime | None,
+    ours: float,
+    louvain: tuple[float, float] | None,
+) -> str:
     """One printed line: times, ratio (a lower bound when the official run was cut)."""
     if official is None:
         return f"{dataset:<18} {run.label:<20} {run.budget:>5}  official not loaded"
     ratio = official.seconds / ours
     mark = "" if official.finished else ">"
-    text = (f"{dataset:<18} {run.label:<20} {run.budget:>5} {official.text()} {ours:8.3f}s "
-            f"{mark + format(ratio, '.0f' if ratio >= 10 else '.2g') + 'x':>8}")
+    text = (
+        f"{dataset:<18} {run.label:<20} {run.budget:>5} {official.text()} {ours:8.3f}s "
+        f"{mark + format(ratio, '.0f' if ratio >= 10 else '.2g') + 'x':>8}"
+    )
     if run.target is None:
         text += "  info  (same Louvain as the official code)"
     else:
         text += f" {'ok' if ratio >= run.target else 'BELOW':>5} (target {run.target:.0f}x)"
     if louvain is not None and official.finished:
         theirs, mine = official.seconds - louvain[0], ours - louvain[1]
-        text += (f"  sel. ratio {theirs / mine:.0f}x" if theirs > 0 and mine > 0 else
-                 "  sel. ratio n/a (community time noisier than the total)")
+        text += (
+            f"  sel. ratio {theirs / mine:.0f}x"
+            if theirs > 0 and mine > 0
+            else "  sel. ratio n/a (community time noisier than the total)"
+        )
     if official.note:
         text += f"  [{official.note}]"
     return text
@@ -219,45 +250,67 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("official_dir", help="root of a RelationalML/ComFy checkout")
     parser.add_argument("--fosr", help="root of a kedar2/FoSR checkout")
-    parser.add_argument("--datasets", nargs="+",
-                        default=["cora", "chameleon_filtered", "squirrel_filtered"])
+    parser.add_argument(
+        "--datasets", nargs="+", default=["cora", "chameleon_filtered", "squirrel_filtered"]
+    )
     parser.add_argument("--small", type=int, default=50)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=1)
-    parser.add_argument("--timeout", type=float, default=600.0,
-                        help="seconds after which an official run is given up")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=600.0,
+        help="seconds after which an official run is given up",
+    )
     parser.add_argument("--only", nargs="+", help="run only these labels (e.g. 'FoSR')")
     args = parser.parse_args(argv)
     set_threads(args.threads)
-    modules = {"feast": import_official(args.official_dir, "Comm+Sim", "onlysim"),
-               "comfy": import_official(args.official_dir, "Comm+Sim", "comsim"),
-               **load_spectral(args.official_dir, args.fosr)}
+    modules = {
+        "feast": import_official(args.official_dir, "Comm+Sim", "onlysim"),
+        "comfy": import_official(args.official_dir, "Comm+Sim", "comsim"),
+        **load_spectral(args.official_dir, args.fosr),
+    }
     if "fosr" in modules:
         warm_up_fosr(modules["fosr"])
-    print(f"# {datetime.date.today()}  threads={args.threads}  best of {args.repeat}  "
-          f"timeout {args.timeout:.0f}s  torch {torch.__version__}")
+    print(
+        f"# {datetime.date.today()}  threads={args.threads}  best of {args.repeat}  "
+        f"timeout {args.timeout:.0f}s  torch {torch.__version__}"
+    )
     print(f"{'dataset':<18} {'method':<20} {'N':>5} {'official':>9} {'ours':>9} {'ratio':>8}")
     for dataset in args.datasets:
         data = load_prepared(dataset)
         labels = our_communities(data)
         official_louvain = time_official_louvain(data)
-        communities = {"louvain": (official_louvain, time_our_communities(data, "louvain")),
-                       "leiden": (official_louvain, time_our_communities(data, "leiden"))}
-        print(f"# {dataset}: N={data.num_nodes}, E={data.edge_index.size(1) // 2}; communities: "
-              f"official Louvain {official_louvain:.2f}s, ours Louvain "
-              f"{communities['louvain'][1]:.2f}s, ours Leiden {communities['leiden'][1]:.2f}s",
-              flush=True)
+        communities = {
+            "louvain": (official_louvain, time_our_communities(data, "louvain")),
+            "leiden": (official_louvain, time_our_communities(data, "leiden")),
+        }
+        print(
+            f"# {dataset}: N={data.num_nodes}, E={data.edge_index.size(1) // 2}; communities: "
+            f"official Louvain {official_louvain:.2f}s, ours Louvain "
+            f"{communities['louvain'][1]:.2f}s, ours Leiden {communities['leiden'][1]:.2f}s",
+            flush=True,
+        )
         officials: dict[tuple, OfficialTime | None] = {}
         for run in speed_runs(dataset, args.small):
             if args.only and run.label not in args.only:
                 continue
             if run.official_key() not in officials:
-                officials[run.official_key()] = time_official(modules, data, run, labels,
-                                                              args.timeout, args.repeat)
+                officials[run.official_key()] = time_official(
+                    modules, data, run, labels, args.timeout, args.repeat
+                )
             ours = time_ours(data, run, args.repeat)
             algorithm = run.params.get("communities", "leiden")
-            print(row(dataset, run, officials[run.official_key()], ours,
-                      communities[algorithm] if run.method == "comfy" else None), flush=True)
+            print(
+                row(
+                    dataset,
+                    run,
+                    officials[run.official_key()],
+                    ours,
+                    communities[algorithm] if run.method == "comfy" else None,
+                ),
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

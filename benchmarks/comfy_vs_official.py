@@ -45,6 +45,7 @@ budgets. Their edges are expected to differ for ProxyAdd/ProxyDelete (the offici
 rescales each node's eigenvector row to unit norm: a documented difference); FoSR is run
 from the same start vector and should match edge for edge.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -59,16 +60,15 @@ import tempfile
 import time
 import types
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import torch
 import torch_geometric.transforms as T
-from torch_geometric.data import Data
-
 from timing import set_threads
+from torch_geometric.data import Data
 
 #: (add, delete) budgets behind the paper's best GCN results (spec table).
 PAPER_BUDGETS = {
@@ -79,8 +79,18 @@ PAPER_BUDGETS = {
 #: Datasets the official loader wraps in ``NormalizeFeatures`` (Planetoid); npz files stay raw.
 NORMALIZED = frozenset({"cora", "citeseer", "pubmed"})
 #: Difference causes, in the order of the printed table.
-CAUSES = ("B=0 all", "cap", "self-loop", "both orient.", "zero rows", "tie exact", "tie f32",
-          "threshold", "budget f64", "unexplained")
+CAUSES = (
+    "B=0 all",
+    "cap",
+    "self-loop",
+    "both orient.",
+    "zero rows",
+    "tie exact",
+    "tie f32",
+    "threshold",
+    "budget f64",
+    "unexplained",
+)
 #: Two similarities closer than this are equal (float64 cosine of the same pair of rows).
 EXACT_TIE = 1e-12
 #: Float32 rounding of a similarity, whatever the score resolution.
@@ -97,8 +107,9 @@ def load_prepared(name: str) -> Data:
     from rewirekit.datasets import get_split_preset, load, standardize
 
     os.environ.setdefault("REWIREKIT_DATA", "/work/shared/datasets")
-    cache = (os.environ.get("REWIREKIT_CACHE")
-             or os.path.join(tempfile.gettempdir(), "rewirekit-bench"))
+    cache = os.environ.get("REWIREKIT_CACHE") or os.path.join(
+        tempfile.gettempdir(), "rewirekit-bench"
+    )
     data = get_split_preset("comfy").prepare(standardize(load(name, cache_dir=cache)))
     if name in NORMALIZED:
         data = T.NormalizeFeatures()(data)
@@ -169,8 +180,10 @@ def quiet_scratch_dir():
         os.makedirs(os.path.join(scratch, "simrewirings", "similarityreports"))
         os.chdir(scratch)
         try:
-            with contextlib.redirect_stdout(io.StringIO()), \
-                    contextlib.redirect_stderr(io.StringIO()):
+            with (
+                contextlib.redirect_stdout(io.StringIO()),
+                contextlib.redirect_stderr(io.StringIO()),
+            ):
                 yield
         finally:
             os.chdir(cwd)
@@ -183,8 +196,9 @@ def with_masks(data: Data) -> Data:
     return out
 
 
-def official_similarity_edits(module: types.ModuleType, data: Data, add: int, delete: int,
-                              labels: np.ndarray | None) -> tuple[set[Pair], set[Pair], float]:
+def official_similarity_edits(
+    module: types.ModuleType, data: Data, add: int, delete: int, labels: np.ndarray | None
+) -> tuple[set[Pair], set[Pair], float]:
     """Run the official ``modify_graph`` (FeaSt: ``onlysim``, ComFy: ``comsim``); return the
     added and removed pairs and its seconds. ``labels`` replaces its Louvain partition."""
     louvain = fixed_louvain(labels) if labels is not None else contextlib.nullcontext()
@@ -235,14 +249,14 @@ class SelectionContext:
     FeaSt is one block ``(0, 0)`` with the whole budget.
     """
 
-    kind: str                         # "add" or "delete"
-    budget: int                       # N
-    labels: np.ndarray                # community of each node
+    kind: str  # "add" or "delete"
+    budget: int  # N
+    labels: np.ndarray  # community of each node
     similarity: Callable[[np.ndarray, np.ndarray], np.ndarray]  # float64 cosine of pairs
-    block_budget: dict[Block, int]    # exact B_ij
+    block_budget: dict[Block, int]  # exact B_ij
     official_budget: dict[Block, int]  # B_ij as the official code computes it (float)
-    block_mean: dict[Block, float]    # s̄_ij (float64)
-    block_edges: dict[Block, int]     # |E_ij|
+    block_mean: dict[Block, float]  # s̄_ij (float64)
+    block_edges: dict[Block, int]  # |E_ij|
     nan_blocks: set[Block] = field(default_factory=set)  # official mean is NaN
 
     def block_of(self, pair: Pair) -> Block:
@@ -270,8 +284,9 @@ def cosine_pairs(x: np.ndarray) -> Callable[[np.ndarray, np.ndarray], np.ndarray
     return lambda u, v: np.einsum("ij,ij->i", unit[u], unit[v])
 
 
-def selection_context(x: np.ndarray, edges: set[Pair], labels: np.ndarray, kind: str,
-                      budget: int, per_block: bool) -> SelectionContext:
+def selection_context(
+    x: np.ndarray, edges: set[Pair], labels: np.ndarray, kind: str, budget: int, per_block: bool
+) -> SelectionContext:
     """Block statistics of the input graph for FeaSt (``per_block=False``: one block, the whole
     budget) or ComFy (``B_ij = ⌊N·|C_i||C_j| / Σ_{x≤y}|C_x||C_y|⌋``)."""
     similarity = cosine_pairs(x)
@@ -289,7 +304,7 @@ def selection_context(x: np.ndarray, edges: set[Pair], labels: np.ndarray, kind:
         if per_block and any(zero[proper[i][0]] or zero[proper[i][1]] for i in members):
             ctx.nan_blocks.add(block)
     sizes = np.bincount(labels)
-    total = (int(sizes.sum()) ** 2 + int((sizes ** 2).sum())) // 2
+    total = (int(sizes.sum()) ** 2 + int((sizes**2).sum())) // 2
     for block in by_block:
         share = int(sizes[block[0]]) * int(sizes[block[1]])
         ctx.block_budget[block] = budget * share // total if per_block else budget
@@ -324,8 +339,15 @@ def _official_only_cause(pair: Pair, block: Block, mine: list[Pair], ctx: Select
     return "threshold" if near_threshold else "unexplained"
 
 
-def _ours_only_causes(count: int, swapped: list[str], loops: int, official_proper: int,
-                      block: Block, crowded: bool, ctx: SelectionContext) -> Counter:
+def _ours_only_causes(
+    count: int,
+    swapped: list[str],
+    loops: int,
+    official_proper: int,
+    block: Block,
+    crowded: bool,
+    ctx: SelectionContext,
+) -> Counter:
     """Causes of ``count`` pairs we selected in ``block`` and the official code did not.
 
     As many as the official code selected instead (``swapped``: the causes of those) share
@@ -339,9 +361,11 @@ def _ours_only_causes(count: int, swapped: list[str], loops: int, official_prope
     swaps = [cause for cause in swapped if cause not in ("B=0 all",)][:count]
     causes.update(swaps)
     excess = count - len(swaps)
-    for cause, limit in (("self-loop", loops), ("cap", excess if crowded else 0),
-                         ("both orient.", official_proper if ctx.kind == "add"
-                          and block[0] == block[1] else 0)):
+    for cause, limit in (
+        ("self-loop", loops),
+        ("cap", excess if crowded else 0),
+        ("both orient.", official_proper if ctx.kind == "add" and block[0] == block[1] else 0),
+    ):
         taken = min(excess, limit)
         causes[cause] += taken
         excess -= taken
@@ -375,8 +399,9 @@ def classify_differences(official: set[Pair], ours: set[Pair], ctx: SelectionCon
         swapped = [_official_only_cause(p, block, mine, ctx) for p in official_only]
         causes.update(swapped)
         crowded = cap_block is not None and block >= cap_block
-        causes.update(_ours_only_causes(len(ours_only), swapped, len(loops), len(proper),
-                                        block, crowded, ctx))
+        causes.update(
+            _ours_only_causes(len(ours_only), swapped, len(loops), len(proper), block, crowded, ctx)
+        )
     return +causes
 
 
@@ -396,30 +421,50 @@ class Row:
 
     def line(self) -> str:
         cells = " ".join(f"{self.causes.get(c, 0):>{len(c)}}" for c in CAUSES)
-        return (f"{self.dataset:<18} {self.method:<6} {self.kind:<4} {self.budget:>5} "
-                f"{self.official:>5} {self.ours:>5} {self.common:>5}  {cells}")
+        return (
+            f"{self.dataset:<18} {self.method:<6} {self.kind:<4} {self.budget:>5} "
+            f"{self.official:>5} {self.ours:>5} {self.common:>5}  {cells}"
+        )
 
 
 def header() -> str:
-    return (f"{'dataset':<18} {'method':<6} {'kind':<4} {'N':>5} {'off.':>5} {'ours':>5} "
-            f"{'same':>5}  " + " ".join(CAUSES))
+    return (
+        f"{'dataset':<18} {'method':<6} {'kind':<4} {'N':>5} {'off.':>5} {'ours':>5} "
+        f"{'same':>5}  " + " ".join(CAUSES)
+    )
 
 
-def compare_similarity(modules: dict, data: Data, labels: np.ndarray, dataset: str,
-                       method: str, kind: str, budget: int) -> Row:
+def compare_similarity(
+    modules: dict, data: Data, labels: np.ndarray, dataset: str, method: str, kind: str, budget: int
+) -> Row:
     """Run official and ours for one (method, kind, budget) and classify the differences."""
     add, delete = (budget, 0) if kind == "add" else (0, budget)
-    official_pairs = official_similarity_edits(
-        modules[method], data, add, delete, labels)[0 if kind == "add" else 1]
+    official_pairs = official_similarity_edits(modules[method], data, add, delete, labels)[
+        0 if kind == "add" else 1
+    ]
     params = {"add": add, "delete": delete}
     if method == "comfy":  # the communities fed to the official code are our Louvain's
         params.update(seed=SEED, rounding="floor", communities="louvain")
     ours_pairs = ours_edits(data, method, **params)[0 if kind == "add" else 1]
-    ctx = selection_context(data.x.numpy(), canonical_edges(data.edge_index), labels, kind,
-                            budget, per_block=method == "comfy")
+    ctx = selection_context(
+        data.x.numpy(),
+        canonical_edges(data.edge_index),
+        labels,
+        kind,
+        budget,
+        per_block=method == "comfy",
+    )
     causes = classify_differences(official_pairs, ours_pairs, ctx)
-    return Row(dataset, method, kind, budget, len(official_pairs), len(ours_pairs),
-               len(official_pairs & ours_pairs), causes)
+    return Row(
+        dataset,
+        method,
+        kind,
+        budget,
+        len(official_pairs),
+        len(ours_pairs),
+        len(official_pairs & ours_pairs),
+        causes,
+    )
 
 
 def similarity_runs(dataset: str, small: int) -> list[tuple[str, str, int]]:
@@ -433,8 +478,7 @@ def similarity_runs(dataset: str, small: int) -> list[tuple[str, str, int]]:
 
 
 # -- spectral family -----------------------------------------------------------------------
-def official_proxy_edits(module: types.ModuleType, data: Data, kind: str,
-                         budget: int) -> set[Pair]:
+def official_proxy_edits(module: types.ModuleType, data: Data, kind: str, budget: int) -> set[Pair]:
     """Official ProxyAddMax / ProxyDelMax (``process_and_update_edges``, one edge per
     eigen-update): added or removed pairs."""
     from torch_geometric.utils import to_networkx
@@ -443,8 +487,9 @@ def official_proxy_edits(module: types.ModuleType, data: Data, kind: str,
     before = {(min(u, v), max(u, v)) for u, v in graph.edges()}
     ranking = module.rank_by_proxy_add if kind == "add" else module.rank_by_proxy_delete
     with quiet_scratch_dir():
-        module.process_and_update_edges(graph, ranking, f"proxy{kind}max", updating_period=1,
-                                        max_iter=budget)
+        module.process_and_update_edges(
+            graph, ranking, f"proxy{kind}max", updating_period=1, max_iter=budget
+        )
     after = {(min(u, v), max(u, v)) for u, v in graph.edges() if u != v}
     return after - before if kind == "add" else before - after
 
@@ -458,29 +503,49 @@ def fosr_start_vector(num_nodes: int, seed: int = SEED) -> np.ndarray:
 def official_fosr_sequence(module: types.ModuleType, data: Data, budget: int) -> list[Pair]:
     """Official FoSR ``edge_rewire`` (5 power iterations, as ours): pairs in the order added."""
     edge_index = data.edge_index.numpy().astype(np.int64)
-    out = module.edge_rewire(edge_index, x=fosr_start_vector(data.num_nodes),
-                             num_iterations=budget, initial_power_iters=5)[0]
-    added = out[:, edge_index.shape[1]::2]
+    out = module.edge_rewire(
+        edge_index,
+        x=fosr_start_vector(data.num_nodes),
+        num_iterations=budget,
+        initial_power_iters=5,
+    )[0]
+    added = out[:, edge_index.shape[1] :: 2]
     return [(int(min(u, v)), int(max(u, v))) for u, v in added.T]
 
 
-def compare_spectral(official: dict, data: Data, dataset: str, budget: int,
-                     timeout: float, fosr_budget: int | None = None) -> list[str]:
+def compare_spectral(
+    official: dict,
+    data: Data,
+    dataset: str,
+    budget: int,
+    timeout: float,
+    fosr_budget: int | None = None,
+) -> list[str]:
     """Lines comparing ProxyAddMax / ProxyDelMax at ``budget`` edges and FoSR (if loaded)
     at ``fosr_budget`` (default ``budget``)."""
     lines = []
     for kind, method, key in (("add", "proxy_add", "add"), ("delete", "proxy_delete", "delete")):
-        theirs = call_with_timeout(official_proxy_edits, (official["proxy"], data, kind, budget),
-                                   timeout)
+        theirs = call_with_timeout(
+            official_proxy_edits, (official["proxy"], data, kind, budget), timeout
+        )
         ours = ours_edits(data, method, objective="max", **{key: budget})[0 if kind == "add" else 1]
         if theirs is None:
-            lines.append(f"{dataset:<18} Proxy{kind.title()}Max N={budget}: official did not "
-                         f"finish in {timeout:.0f} s")
+            lines.append(
+                f"{dataset:<18} Proxy{kind.title()}Max N={budget}: official did not "
+                f"finish in {timeout:.0f} s"
+            )
             continue
-        note = "" if theirs == ours else (" (expected: the official score rescales each "
-                                          "node's eigenvector row to unit norm)")
-        lines.append(f"{dataset:<18} Proxy{kind.title()}Max N={budget}: official {len(theirs)}, "
-                     f"ours {len(ours)}, common {len(theirs & ours)}{note}")
+        note = (
+            ""
+            if theirs == ours
+            else (
+                " (expected: the official score rescales each node's eigenvector row to unit norm)"
+            )
+        )
+        lines.append(
+            f"{dataset:<18} Proxy{kind.title()}Max N={budget}: official {len(theirs)}, "
+            f"ours {len(ours)}, common {len(theirs & ours)}{note}"
+        )
     if "fosr" in official:
         import rewirekit
 
@@ -489,9 +554,11 @@ def compare_spectral(official: dict, data: Data, dataset: str, budget: int,
         out = rewirekit.rewire(data, "fosr", add=budget, seed=SEED)
         ours_set = edits(data, out)[0]
         same_set = set(theirs) == ours_set
-        lines.append(f"{dataset:<18} FoSR N={budget}: official {len(set(theirs))}, ours "
-                     f"{len(ours_set)}, common {len(set(theirs) & ours_set)}; identical edge "
-                     f"set: {'yes' if same_set else 'no'}")
+        lines.append(
+            f"{dataset:<18} FoSR N={budget}: official {len(set(theirs))}, ours "
+            f"{len(ours_set)}, common {len(set(theirs) & ours_set)}; identical edge "
+            f"set: {'yes' if same_set else 'no'}"
+        )
     return lines
 
 
@@ -513,25 +580,46 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--datasets", nargs="+", default=["cora", "chameleon_filtered"])
     parser.add_argument("--small", type=int, default=50, help="the small budget (50)")
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--spectral", type=int, default=0, metavar="N",
-                        help="also compare ProxyAddMax/ProxyDelMax (and FoSR) at N edges")
+    parser.add_argument(
+        "--spectral",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also compare ProxyAddMax/ProxyDelMax (and FoSR) at N edges",
+    )
     parser.add_argument("--fosr", help="root of a kedar2/FoSR checkout (for --spectral)")
-    parser.add_argument("--fosr-edges", type=int, default=None, metavar="N",
-                        help="compare FoSR at N edges (default: the --spectral N)")
-    parser.add_argument("--timeout", type=float, default=600.0,
-                        help="seconds after which an official spectral run is given up")
+    parser.add_argument(
+        "--fosr-edges",
+        type=int,
+        default=None,
+        metavar="N",
+        help="compare FoSR at N edges (default: the --spectral N)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=600.0,
+        help="seconds after which an official spectral run is given up",
+    )
     args = parser.parse_args(argv)
     set_threads(args.threads)
-    modules = {"feast": import_official(args.official_dir, "Comm+Sim", "onlysim"),
-               "comfy": import_official(args.official_dir, "Comm+Sim", "comsim")}
-    print(f"# {datetime.date.today()}  threads={args.threads}  torch {torch.__version__}  "
-          f"communities: ours (Louvain seed {SEED}) fed to both")
+    modules = {
+        "feast": import_official(args.official_dir, "Comm+Sim", "onlysim"),
+        "comfy": import_official(args.official_dir, "Comm+Sim", "comsim"),
+    }
+    print(
+        f"# {datetime.date.today()}  threads={args.threads}  torch {torch.__version__}  "
+        f"communities: ours (Louvain seed {SEED}) fed to both"
+    )
     print(header())
     for dataset in args.datasets:
         data = load_prepared(dataset)
         labels = our_communities(data)
-        print(f"# {dataset}: N={data.num_nodes}, E={data.edge_index.size(1) // 2}, "
-              f"{labels.max() + 1} communities", flush=True)
+        print(
+            f"# {dataset}: N={data.num_nodes}, E={data.edge_index.size(1) // 2}, "
+            f"{labels.max() + 1} communities",
+            flush=True,
+        )
         for method, kind, budget in similarity_runs(dataset, args.small):
             row = compare_similarity(modules, data, labels, dataset, method, kind, budget)
             print(row.line(), flush=True)
@@ -540,8 +628,9 @@ def main(argv: list[str] | None = None) -> None:
         print("\n# spectral family")
         for dataset in args.datasets:
             data = load_prepared(dataset)
-            for line in compare_spectral(spectral, data, dataset, args.spectral, args.timeout,
-                                         args.fosr_edges):
+            for line in compare_spectral(
+                spectral, data, dataset, args.spectral, args.timeout, args.fosr_edges
+            ):
                 print(line, flush=True)
 
 

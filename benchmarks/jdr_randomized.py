@@ -16,6 +16,7 @@ how far the exact method's own output moves within its tolerance, the yardstick 
 randomized rows (the eigenvectors inside the packed edge of the bulk spectrum are
 ill-conditioned, so the output is too).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,22 +39,34 @@ def main(argv: list[str] | None = None) -> None:
     from rewirekit.datasets import csbm
 
     data = csbm(num_nodes=args.nodes, num_features=128, avg_degree=14.0, phi=0.5, seed=0)
-    params = dict(num_iterations=args.iterations, rank_a=args.rank, rank_x=args.rank,
-                  top_k=args.rank, seed=0)
-    print(f"cSBM N={args.nodes}, F=128, mean degree 14, phi=0.5; JDR K={args.iterations}, "
-          f"L_A=L_X=top_k={args.rank}; GCN over {args.splits} sparse splits")
-    print(f"{'solver':<18} {'wall':>7} {'alignment':>13} {'features off':>12} "
-          f"{'edge Jaccard':>12} {'GCN test acc':>14}")
-    print(f"{'input graph':<18} {'':>7} {'':>13} {'':>12} {'':>12} "
-          f"{_accuracy(data, args.splits, rewired=False):>14}", flush=True)
+    params = dict(
+        num_iterations=args.iterations, rank_a=args.rank, rank_x=args.rank, top_k=args.rank, seed=0
+    )
+    print(
+        f"cSBM N={args.nodes}, F=128, mean degree 14, phi=0.5; JDR K={args.iterations}, "
+        f"L_A=L_X=top_k={args.rank}; GCN over {args.splits} sparse splits"
+    )
+    print(
+        f"{'solver':<18} {'wall':>7} {'alignment':>13} {'features off':>12} "
+        f"{'edge Jaccard':>12} {'GCN test acc':>14}"
+    )
+    print(
+        f"{'input graph':<18} {'':>7} {'':>13} {'':>12} {'':>12} "
+        f"{_accuracy(data, args.splits, rewired=False):>14}",
+        flush=True,
+    )
     exact, seconds = _timed(lambda: rewirekit.rewire(data, "jdr", solver="truncated", **params))
     _row("truncated", exact, seconds, exact, data, args.splits)
-    again, seconds = _timed(lambda: rewirekit.rewire(data, "jdr", solver="truncated",
-                                                     **{**params, "seed": 1}))
+    again, seconds = _timed(
+        lambda: rewirekit.rewire(data, "jdr", solver="truncated", **{**params, "seed": 1})
+    )
     _row("truncated, seed 1", again, seconds, exact, data, args.splits)
     for passes in args.passes:
-        out, seconds = _timed(lambda: rewirekit.rewire(data, "jdr", solver="randomized",
-                                                       krylov_passes=passes, **params))
+        out, seconds = _timed(
+            lambda: rewirekit.rewire(
+                data, "jdr", solver="randomized", krylov_passes=passes, **params
+            )
+        )
         _row(f"randomized, {passes}", out, seconds, exact, data, args.splits)
 
 
@@ -70,8 +83,11 @@ def _row(label, out, seconds, exact, data, splits) -> None:
     mine, theirs = _edge_keys(out), _edge_keys(exact)
     jaccard = len(mine & theirs) / len(mine | theirs)
     alignment = f"{extra['alignment_before']:.3f}->{extra['alignment_after']:.3f}"
-    print(f"{label:<18} {seconds:>6.1f}s {alignment:>13} {off:>12.3f} {jaccard:>12.3f} "
-          f"{_accuracy(out, splits, rewired=True):>14}", flush=True)
+    print(
+        f"{label:<18} {seconds:>6.1f}s {alignment:>13} {off:>12.3f} {jaccard:>12.3f} "
+        f"{_accuracy(out, splits, rewired=True):>14}",
+        flush=True,
+    )
 
 
 def _edge_keys(data) -> set[int]:
@@ -89,14 +105,15 @@ def _accuracy(data, splits: int, rewired: bool) -> str:
     from rewirekit.datasets import get_split_preset
 
     split, training = get_split_preset("sparse"), get_training_preset("jdr")
-    graph = Data(x=data.x.float(), edge_index=data.edge_index, y=data.y,
-                 num_nodes=data.num_nodes)
+    graph = Data(x=data.x.float(), edge_index=data.edge_index, y=data.y, num_nodes=data.num_nodes)
     if getattr(data, "edge_weight", None) is not None:
         graph.edge_weight = data.edge_weight.float()
     graph = training.prepare(split.prepare(graph), "csbm", "gcn", rewired=rewired)
     config = training.config("csbm", "gcn", rewired=rewired, split="sparse")
-    accuracies = [train_node_classifier(graph, *split.split(graph, i, "csbm"), "gcn", config,
-                                        seed=i).test_acc for i in range(splits)]
+    accuracies = [
+        train_node_classifier(graph, *split.split(graph, i, "csbm"), "gcn", config, seed=i).test_acc
+        for i in range(splits)
+    ]
     mean, error = 100 * np.mean(accuracies), 100 * np.std(accuracies) / np.sqrt(splits)
     return f"{mean:.2f} ± {error:.2f}"
 

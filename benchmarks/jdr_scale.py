@@ -13,6 +13,7 @@ resident memory of the process, with JDR's progress (a line per iteration) as it
 approximate eigenpairs (block Krylov Ritz pairs, ``--krylov-passes`` products per
 iteration) instead of ARPACK's.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,14 +44,29 @@ def main(argv: list[str] | None = None) -> None:
     from rewirekit.datasets import csbm
 
     start = time.perf_counter()
-    data = csbm(num_nodes=args.nodes, num_features=args.features, avg_degree=args.degree,
-                phi=args.phi, seed=0)
+    data = csbm(
+        num_nodes=args.nodes,
+        num_features=args.features,
+        avg_degree=args.degree,
+        phi=args.phi,
+        seed=0,
+    )
     generated = time.perf_counter() - start
-    print(f"cSBM N={args.nodes}, F={args.features}, mean degree {args.degree}, phi={args.phi}: "
-          f"{data.edge_index.size(1) // 2} edges, generated in {generated:.1f}s", flush=True)
-    method = rewirekit.get_method("jdr", num_iterations=args.iterations, rank_a=args.rank,
-                                  rank_x=args.rank, top_k=args.top_k, solver=args.solver,
-                                  krylov_passes=args.krylov_passes, seed=0)
+    print(
+        f"cSBM N={args.nodes}, F={args.features}, mean degree {args.degree}, phi={args.phi}: "
+        f"{data.edge_index.size(1) // 2} edges, generated in {generated:.1f}s",
+        flush=True,
+    )
+    method = rewirekit.get_method(
+        "jdr",
+        num_iterations=args.iterations,
+        rank_a=args.rank,
+        rank_x=args.rank,
+        top_k=args.top_k,
+        solver=args.solver,
+        krylov_passes=args.krylov_passes,
+        seed=0,
+    )
     if args.profile:
         import cProfile
         import pstats
@@ -65,11 +81,15 @@ def main(argv: list[str] | None = None) -> None:
     solver = args.solver
     if solver == "randomized":
         solver += f" ({args.krylov_passes} passes)"
-    print(f"JDR K={args.iterations}, L_A=L_X={args.rank}, top_k={args.top_k}, {solver}: "
-          f"{report.seconds:.1f}s wall, peak RSS {peak_gib:.2f} GiB, threads {args.threads}")
-    print(f"edges {report.edges_before} -> {report.edges_after}; low-rank q = "
-          f"{report.extra['low_rank']}; alignment {report.extra['alignment_before']:.3f} -> "
-          f"{report.extra['alignment_after']:.3f}")
+    print(
+        f"JDR K={args.iterations}, L_A=L_X={args.rank}, top_k={args.top_k}, {solver}: "
+        f"{report.seconds:.1f}s wall, peak RSS {peak_gib:.2f} GiB, threads {args.threads}"
+    )
+    print(
+        f"edges {report.edges_before} -> {report.edges_after}; low-rank q = "
+        f"{report.extra['low_rank']}; alignment {report.extra['alignment_before']:.3f} -> "
+        f"{report.extra['alignment_after']:.3f}"
+    )
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ dense JDR run performs, ``K`` times an ``eigh`` of the ``N×N`` adjacency and a 
 the features (float32, the LAPACK calls of the clean mode); ``bound`` = official / lapack
 is the largest speed-up any implementation making those calls can reach.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,8 +29,12 @@ from timing import best_of, set_threads
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("official_dir", help="root of a jlinki/JDR checkout (with src/)")
-    parser.add_argument("--datasets", nargs="+", default=["cora", "citeseer", "chameleon"],
-                        choices=sorted(PAPER_SPLITS))
+    parser.add_argument(
+        "--datasets",
+        nargs="+",
+        default=["cora", "citeseer", "chameleon"],
+        choices=sorted(PAPER_SPLITS),
+    )
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=1)
     args = parser.parse_args()
@@ -38,19 +43,25 @@ def main() -> None:
 
     official = load_official(args.official_dir)
     print(f"threads={args.threads}, best of {args.repeat}")
-    print(f"{'dataset':<10} {'official':>9} {'clean':>8} {'ratio':>6} {'faithful':>9} {'ratio':>6} "
-          f"{'lapack':>7} {'bound':>6}")
+    print(
+        f"{'dataset':<10} {'official':>9} {'clean':>8} {'ratio':>6} {'faithful':>9} {'ratio':>6} "
+        f"{'lapack':>7} {'bound':>6}"
+    )
     for name in args.datasets:
         settings, data = paper_settings(name)[0], load_dataset(name)
         t_official = best_of(args.repeat, lambda: run_official(official, data, settings))
-        t_clean = best_of(args.repeat,
-                          lambda: rewirekit.rewire(data, "jdr", **settings))
-        t_faithful = best_of(args.repeat, lambda: rewirekit.rewire(
-            data, "jdr", **settings, faithful=True, solver="dense"))
+        t_clean = best_of(args.repeat, lambda: rewirekit.rewire(data, "jdr", **settings))
+        t_faithful = best_of(
+            args.repeat,
+            lambda: rewirekit.rewire(data, "jdr", **settings, faithful=True, solver="dense"),
+        )
         t_lapack = best_of(args.repeat, lambda: decompositions(data, settings["num_iterations"]))
-        print(f"{name:<10} {t_official:>8.1f}s {t_clean:>7.1f}s {t_official / t_clean:>5.1f}x "
-              f"{t_faithful:>8.1f}s {t_official / t_faithful:>5.1f}x {t_lapack:>6.1f}s "
-              f"{t_official / t_lapack:>5.1f}x", flush=True)
+        print(
+            f"{name:<10} {t_official:>8.1f}s {t_clean:>7.1f}s {t_official / t_clean:>5.1f}x "
+            f"{t_faithful:>8.1f}s {t_official / t_faithful:>5.1f}x {t_lapack:>6.1f}s "
+            f"{t_official / t_lapack:>5.1f}x",
+            flush=True,
+        )
 
 
 def decompositions(data, iterations: int) -> None:

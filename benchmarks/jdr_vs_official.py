@@ -30,6 +30,7 @@ self-loops; the official script feeds Chameleon's raw *directed* edges, of which
 ``eigh`` reads only the lower triangle), features row-normalised where the official config
 says ``normalize_data: Yes`` (Chameleon).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -46,9 +47,8 @@ from pathlib import Path
 import numpy as np
 import torch
 import torch_geometric.transforms as T
-from torch_geometric.data import Data
-
 from timing import set_threads
+from torch_geometric.data import Data
 
 #: The split whose GCN-tuned settings (official yaml) each dataset is compared with.
 PAPER_SPLITS = {"cora": "sparse", "citeseer": "sparse", "chameleon": "dense"}
@@ -60,8 +60,10 @@ def paper_settings(name: str) -> tuple[dict, bool]:
     from rewirekit.bench import get_training_preset
 
     preset, split = get_training_preset("jdr"), PAPER_SPLITS[name]
-    return (preset.rewiring_params(name, "gcn", split),
-            preset.config(name, "gcn", rewired=True, split=split).normalize_features)
+    return (
+        preset.rewiring_params(name, "gcn", split),
+        preset.config(name, "gcn", rewired=True, split=split).normalize_features,
+    )
 
 
 def load_dataset(name: str) -> Data:
@@ -69,8 +71,9 @@ def load_dataset(name: str) -> Data:
     from rewirekit.datasets import load, standardize
 
     os.environ.setdefault("REWIREKIT_DATA", "/work/shared/datasets")
-    cache = (os.environ.get("REWIREKIT_CACHE")
-             or os.path.join(tempfile.gettempdir(), "rewirekit-bench"))
+    cache = os.environ.get("REWIREKIT_CACHE") or os.path.join(
+        tempfile.gettempdir(), "rewirekit-bench"
+    )
     data = standardize(load(name, cache_dir=cache))
     if paper_settings(name)[1]:
         data = T.NormalizeFeatures()(data)
@@ -83,7 +86,7 @@ def load_official(official_dir: str) -> types.ModuleType:
     if not (src / "denoise_jointly.py").exists():
         sys.exit(f"{src / 'denoise_jointly.py'} not found: pass the root of a jlinki/JDR checkout.")
     sys.path.insert(0, str(src))
-    import denoise_jointly  # noqa: PLC0415
+    import denoise_jointly
 
     return denoise_jointly
 
@@ -91,14 +94,29 @@ def load_official(official_dir: str) -> types.ModuleType:
 def official_args(settings: dict) -> types.SimpleNamespace:
     """The argparse namespace ``denoise_jointly`` reads (non-binary, weighted, yaml values)."""
     return types.SimpleNamespace(
-        denoise_iterations=settings["num_iterations"], rewired_index_A=settings["rank_a"],
-        rewired_index_X=settings["rank_x"], rewired_ratio_A=settings["eta_a"],
-        rewired_ratio_X=settings["eta_x1"], rewired_ratio_X_non_binary=settings["eta_x2"],
-        abs_ordering=settings["abs_ordering"], denoise_offset=settings["offset"],
+        denoise_iterations=settings["num_iterations"],
+        rewired_index_A=settings["rank_a"],
+        rewired_index_X=settings["rank_x"],
+        rewired_ratio_A=settings["eta_a"],
+        rewired_ratio_X=settings["eta_x1"],
+        rewired_ratio_X_non_binary=settings["eta_x2"],
+        abs_ordering=settings["abs_ordering"],
+        denoise_offset=settings["offset"],
         denoise_A_k=settings["top_k"],
-        denoise_A_eps=0.01, denoise_non_binary=True, use_right_eigvec=True, use_node_attr=False,
-        kernel_X=False, use_edge_attr=True, denoise_A=True, denoise_x=True, wandb_log=False,
-        flip_number_X_1=0, flip_number_X_0=0, flip_number_A_1=0, flip_number_A_0=0)
+        denoise_A_eps=0.01,
+        denoise_non_binary=True,
+        use_right_eigvec=True,
+        use_node_attr=False,
+        kernel_X=False,
+        use_edge_attr=True,
+        denoise_A=True,
+        denoise_x=True,
+        wandb_log=False,
+        flip_number_X_1=0,
+        flip_number_X_0=0,
+        flip_number_A_1=0,
+        flip_number_A_0=0,
+    )
 
 
 def run_official(module: types.ModuleType, data: Data, settings: dict) -> tuple[Data, float]:
@@ -114,8 +132,9 @@ def _weights(edge_index: torch.Tensor, weight: torch.Tensor, n: int) -> dict[int
     return dict(zip(keys, weight.double().tolist()))
 
 
-def compare_graphs(n: int, reference: tuple[torch.Tensor, torch.Tensor],
-                   ours: tuple[torch.Tensor, torch.Tensor]) -> tuple[int, float]:
+def compare_graphs(
+    n: int, reference: tuple[torch.Tensor, torch.Tensor], ours: tuple[torch.Tensor, torch.Tensor]
+) -> tuple[int, float]:
     """(edges in exactly one of the two, max relative weight error on common edges)."""
     a, b = _weights(*reference, n), _weights(*ours, n)
     common = a.keys() & b.keys()
@@ -134,8 +153,9 @@ def cut_ties(data: Data, settings: dict, dtype: str = "float32") -> int:
     import rewirekit
 
     top_k = settings["top_k"]
-    out = rewirekit.rewire(data, "jdr", **{**settings, "top_k": top_k + 1}, faithful=True,
-                           solver="dense", dtype=dtype)
+    out = rewirekit.rewire(
+        data, "jdr", **{**settings, "top_k": top_k + 1}, faithful=True, solver="dense", dtype=dtype
+    )
     col, weight = out.edge_index[1].numpy(), out.edge_weight.double().numpy()
     order = np.lexsort((-weight, col))
     col, weight = col[order], weight[order]
@@ -160,15 +180,18 @@ class Exactness:
 
     def __str__(self) -> str:
         same = "yes" if self.differing_edges == 0 else "no"
-        return (f"faithful: identical edge set: {same} ({self.differing_edges} of "
-                f"{self.official_edges} edges differ); max rel. error of weights "
-                f"{self.weight_error:.3g}, of features {self.feature_error:.3g}; ties at the "
-                f"top-k cut: {self.ties} columns; official {self.official_seconds:.1f}s, "
-                f"ours {self.ours_seconds:.1f}s")
+        return (
+            f"faithful: identical edge set: {same} ({self.differing_edges} of "
+            f"{self.official_edges} edges differ); max rel. error of weights "
+            f"{self.weight_error:.3g}, of features {self.feature_error:.3g}; ties at the "
+            f"top-k cut: {self.ties} columns; official {self.official_seconds:.1f}s, "
+            f"ours {self.ours_seconds:.1f}s"
+        )
 
 
-def compare_faithful(official: types.ModuleType, data: Data, settings: dict,
-                     dtype: str = "float32") -> tuple[Exactness, Data]:
+def compare_faithful(
+    official: types.ModuleType, data: Data, settings: dict, dtype: str = "float32"
+) -> tuple[Exactness, Data]:
     """Run the official code and our faithful mode on ``data``; return the comparison and
     the official output."""
     import rewirekit
@@ -178,10 +201,18 @@ def compare_faithful(official: types.ModuleType, data: Data, settings: dict,
     start = time.perf_counter()
     ours = rewirekit.rewire(data, "jdr", **settings, faithful=True, solver="dense", dtype=dtype)
     t_ours = time.perf_counter() - start
-    differ, weight_err = compare_graphs(data.num_nodes, reference,
-                                        (ours.edge_index, ours.edge_weight))
-    return Exactness(reference[0].size(1), differ, weight_err, feature_error(ref.x, ours.x),
-                     cut_ties(data, settings, dtype), t_official, t_ours), ref
+    differ, weight_err = compare_graphs(
+        data.num_nodes, reference, (ours.edge_index, ours.edge_weight)
+    )
+    return Exactness(
+        reference[0].size(1),
+        differ,
+        weight_err,
+        feature_error(ref.x, ours.x),
+        cut_ties(data, settings, dtype),
+        t_official,
+        t_ours,
+    ), ref
 
 
 def clean_coverage(official_output: Data, clean: Data) -> float:
@@ -193,8 +224,9 @@ def clean_coverage(official_output: Data, clean: Data) -> float:
     return float(np.mean([k in clean_keys for k in (kept[0] * n + kept[1]).tolist()]))
 
 
-def noise_floor(official: types.ModuleType, data: Data, settings: dict, reference: Data,
-                clean: Data) -> None:
+def noise_floor(
+    official: types.ModuleType, data: Data, settings: dict, reference: Data, clean: Data
+) -> None:
     """Print how far the official code and our clean mode move on x·(1 + 1e-7·noise)."""
     import rewirekit
 
@@ -203,28 +235,40 @@ def noise_floor(official: types.ModuleType, data: Data, settings: dict, referenc
     noisy.x = data.x * (1 + 1e-7 * noise)
     perturbed, _ = run_official(official, noisy, settings)
     differ, weight_err = compare_graphs(
-        data.num_nodes, (reference.edge_index, reference.edge_attr.reshape(-1)),
-        (perturbed.edge_index, perturbed.edge_attr.reshape(-1)))
-    print(f"noise floor, official vs official on x·(1 + 1e-7·noise): {differ} edges "
-          f"differ; max rel. error of weights {weight_err:.3g}, of features "
-          f"{feature_error(reference.x, perturbed.x):.3g}")
+        data.num_nodes,
+        (reference.edge_index, reference.edge_attr.reshape(-1)),
+        (perturbed.edge_index, perturbed.edge_attr.reshape(-1)),
+    )
+    print(
+        f"noise floor, official vs official on x·(1 + 1e-7·noise): {differ} edges "
+        f"differ; max rel. error of weights {weight_err:.3g}, of features "
+        f"{feature_error(reference.x, perturbed.x):.3g}"
+    )
     clean_perturbed = rewirekit.rewire(noisy, "jdr", **settings)
     differ, weight_err = compare_graphs(
-        data.num_nodes, (clean.edge_index, clean.edge_weight),
-        (clean_perturbed.edge_index, clean_perturbed.edge_weight))
-    print(f"noise floor, clean vs clean on the same perturbed x: {differ} of "
-          f"{clean.edge_index.size(1)} directed edges differ; max rel. error of weights "
-          f"{weight_err:.3g}, of features {feature_error(clean.x, clean_perturbed.x):.3g}")
+        data.num_nodes,
+        (clean.edge_index, clean.edge_weight),
+        (clean_perturbed.edge_index, clean_perturbed.edge_weight),
+    )
+    print(
+        f"noise floor, clean vs clean on the same perturbed x: {differ} of "
+        f"{clean.edge_index.size(1)} directed edges differ; max rel. error of weights "
+        f"{weight_err:.3g}, of features {feature_error(clean.x, clean_perturbed.x):.3g}"
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("official_dir", help="root of a jlinki/JDR checkout (with src/)")
-    parser.add_argument("--datasets", nargs="+", default=["cora", "chameleon"],
-                        choices=sorted(PAPER_SPLITS))
+    parser.add_argument(
+        "--datasets", nargs="+", default=["cora", "chameleon"], choices=sorted(PAPER_SPLITS)
+    )
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--noise-floor", action="store_true",
-                        help="also rerun the official code on features perturbed by 1e-7")
+    parser.add_argument(
+        "--noise-floor",
+        action="store_true",
+        help="also rerun the official code on features perturbed by 1e-7",
+    )
     args = parser.parse_args(argv)
     set_threads(args.threads)
     import rewirekit
@@ -233,14 +277,18 @@ def main(argv: list[str] | None = None) -> None:
     print(f"threads={args.threads}  torch {torch.__version__}")
     for name in args.datasets:
         settings, data = paper_settings(name)[0], load_dataset(name)
-        print(f"\n== {name} ({PAPER_SPLITS[name]} split, GCN-tuned): N={data.num_nodes}, "
-              f"F={data.num_features}, " + ", ".join(f"{k}={v}" for k, v in settings.items()))
+        print(
+            f"\n== {name} ({PAPER_SPLITS[name]} split, GCN-tuned): N={data.num_nodes}, "
+            f"F={data.num_features}, " + ", ".join(f"{k}={v}" for k, v in settings.items())
+        )
         exactness, reference = compare_faithful(official, data, settings)
         print(exactness)
         clean = rewirekit.rewire(data, "jdr", **settings)
-        print(f"clean:    {clean.edge_index.size(1) // 2} undirected edges; it holds "
-              f"{clean_coverage(reference, clean):.1%} of the official positive off-diagonal "
-              f"edges; max rel. error of features {feature_error(reference.x, clean.x):.3g}")
+        print(
+            f"clean:    {clean.edge_index.size(1) // 2} undirected edges; it holds "
+            f"{clean_coverage(reference, clean):.1%} of the official positive off-diagonal "
+            f"edges; max rel. error of features {feature_error(reference.x, clean.x):.3g}"
+        )
         if args.noise_floor:
             noise_floor(official, data, settings, reference, clean)
 

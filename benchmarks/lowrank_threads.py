@@ -12,6 +12,7 @@ fixed number of restarts, same start vector) with those products on one thread a
 sparse part is a seeded cSBM adjacency (mean degree 14); ``Q`` is a random orthonormal
 ``N×q`` basis and ``M`` a random symmetric ``q×q`` core, products in float32 as in JDR.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -69,11 +70,16 @@ def main(argv: list[str] | None = None) -> None:
         for threads in results:
             seconds, steps = per_step(threads)
             results[threads].append(seconds)
-            print(f"low-rank products on {threads} thread(s): {seconds * 1e3:.1f} ms a step "
-                  f"({steps} steps)", flush=True)
+            print(
+                f"low-rank products on {threads} thread(s): {seconds * 1e3:.1f} ms a step "
+                f"({steps} steps)",
+                flush=True,
+            )
     one, many = min(results[1]), min(results[args.threads])
-    print(f"best: {one * 1e3:.1f} ms on 1 thread, {many * 1e3:.1f} ms on {args.threads} "
-          f"({one / many:.2f}x)")
+    print(
+        f"best: {one * 1e3:.1f} ms on 1 thread, {many * 1e3:.1f} ms on {args.threads} "
+        f"({one / many:.2f}x)"
+    )
 
 
 if __name__ == "__main__":

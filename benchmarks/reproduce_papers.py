@@ -20,6 +20,7 @@ HigherComMa) we use it. Where it does not (ProxyAdd/ProxyDelete, FoSR, LowerComM
 budget of the official script's grid runs on the first ``SELECTION_SPLITS`` splits and the
 one with the best mean validation accuracy is kept, as the paper selected its budgets.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,8 +38,13 @@ from rewirekit.bench.report import SummaryRow, summarize_records
 from rewirekit.bench.runner import BenchmarkSpec, DatasetSpec, MethodSpec, run_benchmark
 from rewirekit.bench.stats import intervals_overlap
 from rewirekit.bench.store import ResultStore
-from rewirekit.datasets import (DatasetUnavailable, available_offline, get_split_preset, load,
-                                standardize)
+from rewirekit.datasets import (
+    DatasetUnavailable,
+    available_offline,
+    get_split_preset,
+    load,
+    standardize,
+)
 
 
 @dataclass(frozen=True)
@@ -68,8 +74,18 @@ _LARGE_REWIRED = 20
 def _jdr(split: str, model: str, dataset: str, mean: float, pm: float, splits: int) -> PaperRow:
     """A JDR row: the paper's tuned settings for (dataset, model, split), faithful mode."""
     params = get_training_preset("jdr").rewiring_params(dataset, model, split)
-    return PaperRow("jdr", split, model, dataset, mean, pm, splits, f"{model.upper()}+JDR", "jdr",
-                    ({**params, "faithful": True},))
+    return PaperRow(
+        "jdr",
+        split,
+        model,
+        dataset,
+        mean,
+        pm,
+        splits,
+        f"{model.upper()}+JDR",
+        "jdr",
+        ({**params, "faithful": True},),
+    )
 
 
 # JDR (Linkerhägner et al., ICLR 2025), Tables 2 and 3: mean ± 95% bootstrap CI, 100 splits.
@@ -116,63 +132,228 @@ JDR_REWIRED: list[PaperRow] = [
 
 # ComFy (Rubio-Madrigal et al., ICLR 2025), Tables 1 and 3: GCN, mean ± 2σ/√n, 100 splits;
 # its heterophilic data are the yandex files, so chameleon/squirrel are the filtered versions.
-COMFY_DATASETS = ("cora", "citeseer", "cornell", "texas", "wisconsin", "chameleon_filtered",
-                  "squirrel_filtered", "actor")
+COMFY_DATASETS = (
+    "cora",
+    "citeseer",
+    "cornell",
+    "texas",
+    "wisconsin",
+    "chameleon_filtered",
+    "squirrel_filtered",
+    "actor",
+)
 COMFY_BASELINES: list[PaperRow] = [
-    PaperRow("comfy", "comfy", "gcn", d, m, pm, 100) for d, (m, pm) in zip(COMFY_DATASETS, [
-        (86.12, 0.36), (77.83, 0.35), (35.14, 1.63), (35.14, 1.50), (38.00, 1.47),
-        (39.33, 0.59), (31.69, 0.42), (27.24, 0.21)])]
+    PaperRow("comfy", "comfy", "gcn", d, m, pm, 100)
+    for d, (m, pm) in zip(
+        COMFY_DATASETS,
+        [
+            (86.12, 0.36),
+            (77.83, 0.35),
+            (35.14, 1.63),
+            (35.14, 1.50),
+            (38.00, 1.47),
+            (39.33, 0.59),
+            (31.69, 0.42),
+            (27.24, 0.21),
+        ],
+    )
+]
 
 # Paper Table 1 / Table 3 values per method, in COMFY_DATASETS order.
 _COMFY_RESULTS: dict[str, list[tuple[float, float]]] = {
-    "FoSR": [(83.50, .39), (75.47, .31), (40.54, 1.47), (51.35, 1.75), (54.00, 1.46),
-             (41.01, .63), (32.36, .37), (27.57, .21)],
-    "ProxyAddMin": [(84.10, .39), (78.77, .40), (45.95, 1.50), (48.65, 1.45), (42.00, 1.23),
-                    (39.33, .55), (33.71, .40), (28.03, .22)],
-    "ProxyAddMax": [(85.92, .43), (79.25, .35), (48.65, 1.41), (40.54, 1.64), (50.00, 1.25),
-                    (38.20, .70), (35.06, .44), (25.99, .20)],
-    "ProxyDelMin": [(85.92, .37), (79.01, .34), (45.95, 1.50), (48.65, 1.63), (44.00, 1.13),
-                    (39.89, .59), (34.83, .45), (26.58, .25)],
-    "ProxyDelMax": [(86.32, .38), (81.84, .38), (54.05, 1.67), (48.65, 1.35), (52.00, 1.33),
-                    (39.33, .70), (34.61, .39), (27.30, .22)],
-    "HigherComMaAdd": [(83.64, .38), (77.13, .38), (49.93, 1.34), (52.66, 1.47), (50.55, 1.24),
-                       (41.23, .72), (34.51, .40), (30.92, .21)],
-    "HigherComMaDel": [(83.82, .31), (77.31, .41), (49.03, 1.26), (48.57, 1.53), (50.32, 1.38),
-                       (40.44, .69), (34.66, .39), (30.71, .24)],
-    "LowerComMaAdd": [(83.41, .37), (77.15, .36), (51.08, 1.67), (50.29, 1.71), (50.95, 1.29),
-                      (40.61, .64), (34.48, .39), (30.79, .23)],
-    "LowerComMaDel": [(83.61, .35), (77.39, .37), (49.69, 1.43), (50.59, 1.52), (50.61, 1.35),
-                      (40.43, .71), (34.76, .40), (30.79, .22)],
-    "FeaStAdd": [(87.73, .39), (78.54, .34), (59.46, 1.49), (54.05, 1.51), (60.00, 1.09),
-                 (43.26, .62), (39.33, .73), (31.25, .22)],
-    "FeaStDel": [(90.74, .39), (81.60, .39), (51.35, 1.63), (64.86, 1.43), (60.00, 1.27),
-                 (42.70, .69), (36.40, .36), (31.97, .21)],
-    "ComFyAdd": [(87.73, .26), (77.36, .38), (67.57, 1.68), (62.16, 1.52), (62.00, 1.12),
-                 (41.57, .83), (36.85, .38), (32.30, .25)],
-    "ComFyDel": [(88.13, .27), (78.07, .35), (70.27, 1.50), (64.86, 1.51), (66.00, 1.34),
-                 (45.51, .76), (39.10, .43), (31.12, .19)],
+    "FoSR": [
+        (83.50, 0.39),
+        (75.47, 0.31),
+        (40.54, 1.47),
+        (51.35, 1.75),
+        (54.00, 1.46),
+        (41.01, 0.63),
+        (32.36, 0.37),
+        (27.57, 0.21),
+    ],
+    "ProxyAddMin": [
+        (84.10, 0.39),
+        (78.77, 0.40),
+        (45.95, 1.50),
+        (48.65, 1.45),
+        (42.00, 1.23),
+        (39.33, 0.55),
+        (33.71, 0.40),
+        (28.03, 0.22),
+    ],
+    "ProxyAddMax": [
+        (85.92, 0.43),
+        (79.25, 0.35),
+        (48.65, 1.41),
+        (40.54, 1.64),
+        (50.00, 1.25),
+        (38.20, 0.70),
+        (35.06, 0.44),
+        (25.99, 0.20),
+    ],
+    "ProxyDelMin": [
+        (85.92, 0.37),
+        (79.01, 0.34),
+        (45.95, 1.50),
+        (48.65, 1.63),
+        (44.00, 1.13),
+        (39.89, 0.59),
+        (34.83, 0.45),
+        (26.58, 0.25),
+    ],
+    "ProxyDelMax": [
+        (86.32, 0.38),
+        (81.84, 0.38),
+        (54.05, 1.67),
+        (48.65, 1.35),
+        (52.00, 1.33),
+        (39.33, 0.70),
+        (34.61, 0.39),
+        (27.30, 0.22),
+    ],
+    "HigherComMaAdd": [
+        (83.64, 0.38),
+        (77.13, 0.38),
+        (49.93, 1.34),
+        (52.66, 1.47),
+        (50.55, 1.24),
+        (41.23, 0.72),
+        (34.51, 0.40),
+        (30.92, 0.21),
+    ],
+    "HigherComMaDel": [
+        (83.82, 0.31),
+        (77.31, 0.41),
+        (49.03, 1.26),
+        (48.57, 1.53),
+        (50.32, 1.38),
+        (40.44, 0.69),
+        (34.66, 0.39),
+        (30.71, 0.24),
+    ],
+    "LowerComMaAdd": [
+        (83.41, 0.37),
+        (77.15, 0.36),
+        (51.08, 1.67),
+        (50.29, 1.71),
+        (50.95, 1.29),
+        (40.61, 0.64),
+        (34.48, 0.39),
+        (30.79, 0.23),
+    ],
+    "LowerComMaDel": [
+        (83.61, 0.35),
+        (77.39, 0.37),
+        (49.69, 1.43),
+        (50.59, 1.52),
+        (50.61, 1.35),
+        (40.43, 0.71),
+        (34.76, 0.40),
+        (30.79, 0.22),
+    ],
+    "FeaStAdd": [
+        (87.73, 0.39),
+        (78.54, 0.34),
+        (59.46, 1.49),
+        (54.05, 1.51),
+        (60.00, 1.09),
+        (43.26, 0.62),
+        (39.33, 0.73),
+        (31.25, 0.22),
+    ],
+    "FeaStDel": [
+        (90.74, 0.39),
+        (81.60, 0.39),
+        (51.35, 1.63),
+        (64.86, 1.43),
+        (60.00, 1.27),
+        (42.70, 0.69),
+        (36.40, 0.36),
+        (31.97, 0.21),
+    ],
+    "ComFyAdd": [
+        (87.73, 0.26),
+        (77.36, 0.38),
+        (67.57, 1.68),
+        (62.16, 1.52),
+        (62.00, 1.12),
+        (41.57, 0.83),
+        (36.85, 0.38),
+        (32.30, 0.25),
+    ],
+    "ComFyDel": [
+        (88.13, 0.27),
+        (78.07, 0.35),
+        (70.27, 1.50),
+        (64.86, 1.51),
+        (66.00, 1.34),
+        (45.51, 0.76),
+        (39.10, 0.43),
+        (31.12, 0.19),
+    ],
     # Table 3 prints means only; their ± is taken as unknown (0).
-    "FeaStAddDel": [(85.71, 0), (80.19, 0), (54.05, 0), (56.76, 0), (58.00, 0), (44.94, 0),
-                    (35.73, 0), (32.63, 0)],
-    "ComFyAddDel": [(88.93, 0), (80.42, 0), (62.16, 0), (59.46, 0), (64.00, 0), (46.63, 0),
-                    (37.75, 0), (33.09, 0)],
+    "FeaStAddDel": [
+        (85.71, 0),
+        (80.19, 0),
+        (54.05, 0),
+        (56.76, 0),
+        (58.00, 0),
+        (44.94, 0),
+        (35.73, 0),
+        (32.63, 0),
+    ],
+    "ComFyAddDel": [
+        (88.93, 0),
+        (80.42, 0),
+        (62.16, 0),
+        (59.46, 0),
+        (64.00, 0),
+        (46.63, 0),
+        (37.75, 0),
+        (33.09, 0),
+    ],
 }
 # Best budgets (add, delete) the paper reports, in COMFY_DATASETS order.
 _BEST_BUDGETS = {
-    "feast": [(1000, 500), (1000, 10), (20, 5), (5, 100), (10, 50), (20, 20), (50, 100),
-              (100, 100)],
-    "comfy": [(100, 2000), (100, 1000), (10, 10), (10, 0), (50, 50), (100, 1500), (500, 1500),
-              (500, 2000)],
-    "comma": [(100, 127), (10, 10), (5, 10), (100, 10), (5, 10), (100, 20), (20, 1000),
-              (20, 50)],
+    "feast": [
+        (1000, 500),
+        (1000, 10),
+        (20, 5),
+        (5, 100),
+        (10, 50),
+        (20, 20),
+        (50, 100),
+        (100, 100),
+    ],
+    "comfy": [
+        (100, 2000),
+        (100, 1000),
+        (10, 10),
+        (10, 0),
+        (50, 50),
+        (100, 1500),
+        (500, 1500),
+        (500, 2000),
+    ],
+    "comma": [(100, 127), (10, 10), (5, 10), (100, 10), (5, 10), (100, 20), (20, 1000), (20, 50)],
 }
 # The official scripts' budget grids (gen_spect.sh / run_*comm*.sh) for rows without a
 # published best budget: Planetoid, WebKB, and the three larger heterophilic sets.
-_GRIDS = {"planetoid": (10, 50, 100, 500), "webkb": (5, 10, 20, 50, 100),
-          "large": (20, 50, 100, 500, 1000)}
-_GRID_OF = {"cora": "planetoid", "citeseer": "planetoid", "cornell": "webkb", "texas": "webkb",
-            "wisconsin": "webkb", "chameleon_filtered": "large", "squirrel_filtered": "large",
-            "actor": "large"}
+_GRIDS = {
+    "planetoid": (10, 50, 100, 500),
+    "webkb": (5, 10, 20, 50, 100),
+    "large": (20, 50, 100, 500, 1000),
+}
+_GRID_OF = {
+    "cora": "planetoid",
+    "citeseer": "planetoid",
+    "cornell": "webkb",
+    "texas": "webkb",
+    "wisconsin": "webkb",
+    "chameleon_filtered": "large",
+    "squirrel_filtered": "large",
+    "actor": "large",
+}
 _COMFY_SPLITS = 30
 
 
@@ -192,7 +373,8 @@ def _comfy_candidates(label: str, index: int, dataset: str) -> tuple[str, tuple[
         budget = "add" if label.endswith("Add") else "delete"
         return "comma", tuple({"mode": "lower", budget: b, **PAPER_COMMUNITIES} for b in grid)
     name = {"HigherComMa": "comma", "FeaSt": "feast", "ComFy": "comfy"}[
-        label.removesuffix("AddDel").removesuffix("Add").removesuffix("Del")]
+        label.removesuffix("AddDel").removesuffix("Add").removesuffix("Del")
+    ]
     add, delete = _BEST_BUDGETS[name][index]
     params = {"mode": "higher"} if name == "comma" else {}
     if name in ("comma", "comfy"):
@@ -210,8 +392,20 @@ COMFY_REWIRED: list[PaperRow] = []
 for _label, _values in _COMFY_RESULTS.items():
     for _i, (_dataset, (_mean, _pm)) in enumerate(zip(COMFY_DATASETS, _values)):
         _name, _candidates = _comfy_candidates(_label, _i, _dataset)
-        COMFY_REWIRED.append(PaperRow("comfy", "comfy", "gcn", _dataset, _mean, _pm,
-                                      _COMFY_SPLITS, _label, _name, _candidates))
+        COMFY_REWIRED.append(
+            PaperRow(
+                "comfy",
+                "comfy",
+                "gcn",
+                _dataset,
+                _mean,
+                _pm,
+                _COMFY_SPLITS,
+                _label,
+                _name,
+                _candidates,
+            )
+        )
 
 TABLES: dict[str, list[PaperRow]] = {
     "baselines": JDR_BASELINES + COMFY_BASELINES,
@@ -222,56 +416,56 @@ TABLES: dict[str, list[PaperRow]] = {
 #: One line per known mismatch, shown in the table next to rows that do not match.
 MISMATCH_REASONS: dict[tuple[str, str, str, str], str] = {
     ("comfy", "gcn", "actor", "base"): "paper value equals 414/1520 correct test nodes, as the "
-                                       "other ComFy baselines equal single-split accuracies",
+    "other ComFy baselines equal single-split accuracies",
     ("jdr", "gprgnn", "cornell", "GPRGNN+JDR"): "ours is above the paper, as our GPRGNN baseline "
-                                               "is (89.77 vs 87.79); the gain from JDR agrees",
+    "is (89.77 vs 87.79); the gain from JDR agrees",
     ("jdr", "gcn", "cornell", "GCN+JDR"): "the official code does not reach it either: run on "
-                                          "this CPU with its committed yaml (train_model.py "
-                                          "--dataset Cornell --data_split dense --net GCN "
-                                          "--denoise_default GCN, 100 splits) it gets 68.03 ± "
-                                          "3.10, and 71.7-78.4 with other node-order seeds "
-                                          "(--run_num 1-3); ours overlaps the official run",
+    "this CPU with its committed yaml (train_model.py "
+    "--dataset Cornell --data_split dense --net GCN "
+    "--denoise_default GCN, 100 splits) it gets 68.03 ± "
+    "3.10, and 71.7-78.4 with other node-order seeds "
+    "(--run_num 1-3); ours overlaps the official run",
     ("jdr", "gprgnn", "squirrel", "base"): "likely the graph: ours is geom-gcn's edge list made "
-                                           "undirected, the paper's code reads the raw "
-                                           "WikipediaNetwork edges, which are not available "
-                                           "offline (GCN's baseline matches all the same)",
+    "undirected, the paper's code reads the raw "
+    "WikipediaNetwork edges, which are not available "
+    "offline (GCN's baseline matches all the same)",
     ("jdr", "gcn", "photo", "GCN+JDR"): "not explained; the yaml's L_X = 1867 exceeds rank(X) "
-                                        "<= 745, so most pulled singular vectors are an arbitrary "
-                                        "basis of X's null space (as in the official code), "
-                                        "which depends on the LAPACK build and the node order "
-                                        "(on Cornell, 3 such vectors move the official code's "
-                                        "own result between 68 and 78)",
+    "<= 745, so most pulled singular vectors are an arbitrary "
+    "basis of X's null space (as in the official code), "
+    "which depends on the LAPACK build and the node order "
+    "(on Cornell, 3 such vectors move the official code's "
+    "own result between 68 and 78)",
     ("jdr", "gcn", "actor", "GCN+JDR"): "unexplained; not the input graph: the official code's "
-                                        "JDR reads only the lower triangle of the directed Actor "
-                                        "adjacency, and on that graph ours moves by +0.29 points "
-                                        "(paired, 20 splits, CI -0.15 to +0.74; "
-                                        "docs/jdr_actor_direction.txt)",
+    "JDR reads only the lower triangle of the directed Actor "
+    "adjacency, and on that graph ours moves by +0.29 points "
+    "(paired, 20 splits, CI -0.15 to +0.74; "
+    "docs/jdr_actor_direction.txt)",
     ("jdr", "gprgnn", "citeseer", "GPRGNN+JDR"): "unexplained; our GPRGNN baseline and GCN+JDR "
-                                                 "rows match, and faithful JDR performs the "
-                                                 "official operations; the official pipeline "
-                                                 "trains 2-3.5 min a split on this CPU (over 3 h "
-                                                 "for 100 splits), too long to run beside it",
+    "rows match, and faithful JDR performs the "
+    "official operations; the official pipeline "
+    "trains 2-3.5 min a split on this CPU (over 3 h "
+    "for 100 splits), too long to run beside it",
     ("jdr", "gcn", "chameleon", "GCN+JDR"): "unexplained; possibly the graph (ours: geom-gcn's "
-                                            "edges made undirected; the paper's code: the raw "
-                                            "WikipediaNetwork edges, not available offline); "
-                                            "the official pipeline on our graph early-stops "
-                                            "after as many epochs (481 and 375 in its first "
-                                            "splits, ours 580 on average) but takes about 2 min "
-                                            "a split here (over 3 h for 100), not run",
+    "edges made undirected; the paper's code: the raw "
+    "WikipediaNetwork edges, not available offline); "
+    "the official pipeline on our graph early-stops "
+    "after as many epochs (481 and 375 in its first "
+    "splits, ours 580 on average) but takes about 2 min "
+    "a split here (over 3 h for 100), not run",
     ("jdr", "gprgnn", "actor", "GPRGNN+JDR"): "the intervals miss by 0.12 points at 100 "
-                                             "splits; our GPRGNN baseline on Actor is lower too "
-                                             "(39.28 vs 39.52), and the gain from JDR is close",
+    "splits; our GPRGNN baseline on Actor is lower too "
+    "(39.28 vs 39.52), and the gain from JDR is close",
     ("jdr", "gcn", "cornell", "base"): "the intervals miss by 0.05 points; same data, model and "
-                                       "split rule, other random splits of 37 test nodes (our "
-                                       "first 30 splits gave 67.10 ± 2.57, which overlaps); "
-                                       "the official code on this CPU gets 66.69 ± 1.20 "
-                                       "(100 splits), which overlaps ours",
+    "split rule, other random splits of 37 test nodes (our "
+    "first 30 splits gave 67.10 ± 2.57, which overlaps); "
+    "the official code on this CPU gets 66.69 ± 1.20 "
+    "(100 splits), which overlaps ours",
     ("jdr", "gprgnn", "cornell", "base"): "the intervals miss by 0.13 points; same data, model "
-                                          "and split rule, other random splits of 37 test "
-                                          "nodes (our first 30 splits gave 90.11 ± 1.45, "
-                                          "which overlaps); our GCN baseline on Cornell is "
-                                          "above the paper too, as is the official code's "
-                                          "GCN run on this CPU",
+    "and split rule, other random splits of 37 test "
+    "nodes (our first 30 splits gave 90.11 ± 1.45, "
+    "which overlaps); our GCN baseline on Cornell is "
+    "above the paper too, as is the official code's "
+    "GCN run on this CPU",
 }
 
 
@@ -309,8 +503,9 @@ class Reproduction:
         params = self.select(paper)
         if params is None:
             return Result(paper, dict(paper.candidates[0]), None)
-        records = self.records(paper, [MethodSpec(paper.method, params)],
-                               self.splits or paper.splits)
+        records = self.records(
+            paper, [MethodSpec(paper.method, params)], self.splits or paper.splits
+        )
         return Result(paper, params, summarize_records(records)[0] if records else None)
 
     def select(self, paper: PaperRow) -> dict[str, Any] | None:
@@ -319,8 +514,12 @@ class Reproduction:
         if len(paper.candidates) == 1:
             return dict(paper.candidates[0])
         methods = [MethodSpec(paper.method, c) for c in paper.candidates]
-        summaries = {s.method: s for s in summarize_records(
-            self.records(paper, methods, min(SELECTION_SPLITS, self.splits or SELECTION_SPLITS)))}
+        summaries = {
+            s.method: s
+            for s in summarize_records(
+                self.records(paper, methods, min(SELECTION_SPLITS, self.splits or SELECTION_SPLITS))
+            )
+        }
         scores = [summaries.get(m.label) for m in methods]
         if any(s is None for s in scores):
             return None
@@ -329,15 +528,29 @@ class Reproduction:
 
     def records(self, paper: PaperRow, methods: list[MethodSpec], splits: int) -> list:
         if self.stored_only:
-            return [r for m in methods for r in self.store.records(
-                dataset=paper.dataset, split_preset=paper.split, model=paper.model,
-                training_preset=paper.preset, method=m.name, params_hash=m.params_hash)
-                if r.key.split_id < splits]
+            return [
+                r
+                for m in methods
+                for r in self.store.records(
+                    dataset=paper.dataset,
+                    split_preset=paper.split,
+                    model=paper.model,
+                    training_preset=paper.preset,
+                    method=m.name,
+                    params_hash=m.params_hash,
+                )
+                if r.key.split_id < splits
+            ]
         if not available_offline(paper.dataset):
             return []
-        spec = BenchmarkSpec(datasets=[DatasetSpec.named(paper.dataset)], methods=methods,
-                             models=[paper.model], split_preset=paper.split,
-                             training_preset=paper.preset, num_splits=splits)
+        spec = BenchmarkSpec(
+            datasets=[DatasetSpec.named(paper.dataset)],
+            methods=methods,
+            models=[paper.model],
+            split_preset=paper.split,
+            training_preset=paper.preset,
+            num_splits=splits,
+        )
         with RichProgress() as progress:
             return run_benchmark(spec, self.store, progress)
 
@@ -356,14 +569,18 @@ def _params_text(result: Result) -> str:
 
 
 def to_markdown(results: list[Result]) -> str:
-    head = ("| preset | split | model | dataset | method | params | paper | ours | n | matches "
-            "| note |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+    head = (
+        "| preset | split | model | dataset | method | params | paper | ours | n | matches "
+        "| note |\n|---|---|---|---|---|---|---|---|---|---|---|\n"
+    )
     bases = {_cell(r.paper): r for r in results if r.paper.label == "base"}
     lines = []
     for result in results:
         paper, ours = result.paper, result.summary
-        cells = (f"| {paper.preset} | {paper.split} | {paper.model} | {paper.dataset} | "
-                 f"{paper.label} | {_params_text(result)} | {paper.mean:.2f} ± {paper.pm:.2f} | ")
+        cells = (
+            f"| {paper.preset} | {paper.split} | {paper.model} | {paper.dataset} | "
+            f"{paper.label} | {_params_text(result)} | {paper.mean:.2f} ± {paper.pm:.2f} | "
+        )
         if ours is None:
             lines.append(cells + "— | 0 | — | not run |")
             continue
@@ -373,8 +590,10 @@ def to_markdown(results: list[Result]) -> str:
         lo, hi = _our_interval(ours, paper.preset)
         match = intervals_overlap(lo, hi, paper.mean - paper.pm, paper.mean + paper.pm)
         note = "" if match else _mismatch_reason(paper, ours.mean, bases.get(_cell(paper)))
-        lines.append(cells + f"{ours.mean:.2f} ± {(hi - lo) / 2:.2f} | {ours.n} | "
-                             f"{'yes' if match else 'no'} | {note} |")
+        lines.append(
+            cells + f"{ours.mean:.2f} ± {(hi - lo) / 2:.2f} | {ours.n} | "
+            f"{'yes' if match else 'no'} | {note} |"
+        )
     return head + "\n".join(lines) + "\n"
 
 
@@ -389,16 +608,23 @@ def _mismatch_reason(paper: PaperRow, ours: float, base: Result | None = None) -
     reason = MISMATCH_REASONS.get((paper.preset, paper.model, paper.dataset, paper.label))
     fraction = None if reason else single_run_fraction(paper)
     if fraction:
-        reason = (f"paper value is exactly {fraction} correct test nodes: one split's "
-                  f"accuracy, not a mean over 100 splits like ours")
+        reason = (
+            f"paper value is exactly {fraction} correct test nodes: one split's "
+            f"accuracy, not a mean over 100 splits like ours"
+        )
     if base is None or base.summary is None or paper.label == "base":
         return reason or "unexplained"
     if reason is None:
         base_reason = _mismatch_reason(base.paper, base.summary.mean)
-        reason = ("unexplained" if base_reason == "unexplained"
-                  else f"the paper's baseline here is off too ({base_reason})")
-    return (f"{reason}; rewiring vs. base: paper {paper.mean - base.paper.mean:+.2f}, ours "
-            f"{ours - base.summary.mean:+.2f} points")
+        reason = (
+            "unexplained"
+            if base_reason == "unexplained"
+            else f"the paper's baseline here is off too ({base_reason})"
+        )
+    return (
+        f"{reason}; rewiring vs. base: paper {paper.mean - base.paper.mean:+.2f}, ours "
+        f"{ours - base.summary.mean:+.2f} points"
+    )
 
 
 def to_rich(markdown: str, title: str) -> Table:
@@ -446,37 +672,58 @@ option loads into a new machine's store; `--stored-only` re-tabulates without tr
   time and continue on the next run of the script.
 
 """
-TITLES = {"baselines": "No-rewiring baselines: ours against the papers",
-          "jdr": "JDR reproduction: GCN/GPRGNN with and without JDR, ours against the paper",
-          "comfy": "ComFy reproduction: GCN with each rewiring, ours against the paper"}
+TITLES = {
+    "baselines": "No-rewiring baselines: ours against the papers",
+    "jdr": "JDR reproduction: GCN/GPRGNN with and without JDR, ours against the paper",
+    "comfy": "ComFy reproduction: GCN with each rewiring, ours against the paper",
+}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--table", choices=sorted(TABLES), default="baselines")
     parser.add_argument("--store", type=Path, default=Path("runs/baselines.db"))
-    parser.add_argument("--splits", type=int, default=None,
-                        help="splits per row (default: each row's target)")
-    parser.add_argument("--only", choices=["jdr", "comfy"], default=None,
-                        help="keep the rows of one training preset")
+    parser.add_argument(
+        "--splits", type=int, default=None, help="splits per row (default: each row's target)"
+    )
+    parser.add_argument(
+        "--only",
+        choices=["jdr", "comfy"],
+        default=None,
+        help="keep the rows of one training preset",
+    )
     parser.add_argument("--datasets", nargs="*", default=None)
     parser.add_argument("--models", nargs="*", default=None)
-    parser.add_argument("--methods", nargs="*", default=None,
-                        help="keep these rows by the paper's method label (e.g. base FeaStAdd)")
+    parser.add_argument(
+        "--methods",
+        nargs="*",
+        default=None,
+        help="keep these rows by the paper's method label (e.g. base FeaStAdd)",
+    )
     parser.add_argument("--out", type=Path, default=None, help="write the Markdown table here")
-    parser.add_argument("--stored-only", action="store_true",
-                        help="train nothing: tabulate the rows already in the store")
-    parser.add_argument("--runs-file", type=Path, default=None,
-                        help="a CSV(.gz) of per-split rows that travels with the repository "
-                             "(e.g. docs/reproduction_runs.csv.gz): its rows missing from the "
-                             "store are added first, and the whole store is written back to it "
-                             "at the end")
+    parser.add_argument(
+        "--stored-only",
+        action="store_true",
+        help="train nothing: tabulate the rows already in the store",
+    )
+    parser.add_argument(
+        "--runs-file",
+        type=Path,
+        default=None,
+        help="a CSV(.gz) of per-split rows that travels with the repository "
+        "(e.g. docs/reproduction_runs.csv.gz): its rows missing from the "
+        "store are added first, and the whole store is written back to it "
+        "at the end",
+    )
     args = parser.parse_args(argv)
-    rows = [r for r in TABLES[args.table]
-            if (args.only is None or r.preset == args.only)
-            and (args.datasets is None or r.dataset in args.datasets)
-            and (args.models is None or r.model in args.models)
-            and (args.methods is None or r.label in args.methods)]
+    rows = [
+        r
+        for r in TABLES[args.table]
+        if (args.only is None or r.preset == args.only)
+        and (args.datasets is None or r.dataset in args.datasets)
+        and (args.models is None or r.model in args.models)
+        and (args.methods is None or r.label in args.methods)
+    ]
     console = Console()
     results = []
     with ResultStore(args.store) as store:
@@ -493,8 +740,9 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         finally:
             if args.runs_file is not None:
-                console.print(f"{store.export_csv(args.runs_file)} rows written to "
-                              f"{args.runs_file}")
+                console.print(
+                    f"{store.export_csv(args.runs_file)} rows written to {args.runs_file}"
+                )
     markdown = to_markdown(results)
     console.print(to_rich(markdown, TITLES[args.table]))
     if args.out:

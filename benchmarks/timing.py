@@ -1,9 +1,10 @@
 """Timing helpers shared by the speed and scale benchmarks."""
+
 from __future__ import annotations
 
 import os
 import time
-from typing import Callable
+from collections.abc import Callable
 
 
 def set_threads(threads: int) -> None:

@@ -1,4 +1,5 @@
 """The ``rewirekit`` command line: a thin typer app over the library."""
+
 from __future__ import annotations
 
 import json
@@ -6,17 +7,21 @@ import sys
 from dataclasses import asdict, replace
 from enum import Enum
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
-from typer.exceptions import TyperException
 from rich.console import Console
 from rich.table import Table
+from typer.exceptions import TyperException
 
 from rewirekit.errors import RewireError
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
-                  help="Rewire graphs for GNNs and measure, honestly, whether it helped.")
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="Rewire graphs for GNNs and measure, honestly, whether it helped.",
+)
 console = Console()
 err_console = Console(stderr=True)
 
@@ -44,8 +49,10 @@ def parse_method(text: str):
     for item in filter(None, args.split(",")):
         key, sep, value = item.partition("=")
         if not sep or not key:
-            raise RewireError(f"cannot read method parameter {item!r} in {text!r}; "
-                              "write --method name:key=value,key=value.")
+            raise RewireError(
+                f"cannot read method parameter {item!r} in {text!r}; "
+                "write --method name:key=value,key=value."
+            )
         params[key.strip()] = _parse_value(value.strip())
     return MethodSpec(name.strip().lower().replace("-", "_"), params)
 
@@ -62,27 +69,37 @@ def _csbm_specs(size: dict[str, int], phis: list[float], seed: int) -> list[tupl
     from rewirekit.bench.runner import DatasetSpec
     from rewirekit.datasets import csbm
 
-    return [(phi, DatasetSpec(f"csbm(n={size['num_nodes']},f={size['num_features']},"
-                              f"phi={phi:+.3f},seed={seed})",
-                              lambda phi=phi: csbm(**size, phi=phi, seed=seed), "csbm"))
-            for phi in phis]
+    return [
+        (
+            phi,
+            DatasetSpec(
+                f"csbm(n={size['num_nodes']},f={size['num_features']},phi={phi:+.3f},seed={seed})",
+                lambda phi=phi: csbm(**size, phi=phi, seed=seed),
+                "csbm",
+            ),
+        )
+        for phi in phis
+    ]
 
 
 @app.command()
 def bench(
     dataset: list[str] = typer.Option([], "--dataset", "-d", help="Dataset name (repeatable)."),
-    synthetic: Optional[str] = typer.Option(None, help="Synthetic data instead: 'csbm'."),
-    sweep: Optional[str] = typer.Option(None, help="Sweep a generator parameter: 'phi'."),
+    synthetic: str | None = typer.Option(None, help="Synthetic data instead: 'csbm'."),
+    sweep: str | None = typer.Option(None, help="Sweep a generator parameter: 'phi'."),
     phi: list[float] = typer.Option([], help="cSBM angle(s) without a sweep (repeatable)."),
-    full_size: bool = typer.Option(False, "--full-size",
-                                   help="The JDR paper's cSBM size (N=5000, F=2000)."),
+    full_size: bool = typer.Option(
+        False, "--full-size", help="The JDR paper's cSBM size (N=5000, F=2000)."
+    ),
     protocol: str = typer.Option("sparse", "--protocol", "-p", help="Split preset."),
-    training: Optional[str] = typer.Option(
-        None, help="Training preset: jdr or comfy (default: comfy for --protocol comfy, else jdr)."),
+    training: str | None = typer.Option(
+        None, help="Training preset: jdr or comfy (default: comfy for --protocol comfy, else jdr)."
+    ),
     model: list[str] = typer.Option(["gcn"], "--model", "-m", help="Model (repeatable)."),
     method: list[str] = typer.Option(
-        [], help="Method, optionally with parameters: 'random:add=100,delete=50' (repeatable)."),
-    splits: Optional[int] = typer.Option(None, help="Number of splits (default: the preset's)."),
+        [], help="Method, optionally with parameters: 'random:add=100,delete=50' (repeatable)."
+    ),
+    splits: int | None = typer.Option(None, help="Number of splits (default: the preset's)."),
     seed: list[int] = typer.Option([0], help="Training seed(s) (repeatable)."),
     store: Path = typer.Option(DEFAULT_STORE, help="SQLite result store."),
     plot: Path = typer.Option(Path("runs") / "csbm_phi.png", help="PNG for a sweep."),
@@ -97,8 +114,12 @@ def bench(
     """
     from rewirekit.bench.plots import plot_sweep
     from rewirekit.bench.progress import RichProgress
-    from rewirekit.bench.report import (compare_to_baseline, summarize_records, to_rich_table,
-                                        to_sweep_table)
+    from rewirekit.bench.report import (
+        compare_to_baseline,
+        summarize_records,
+        to_rich_table,
+        to_sweep_table,
+    )
     from rewirekit.bench.runner import BenchmarkSpec, DatasetSpec, run_benchmark
     from rewirekit.bench.store import ResultStore
     from rewirekit.datasets import CSBM_PHI_GRID
@@ -125,22 +146,33 @@ def bench(
     methods = [parse_method(m) for m in (method or (DEMO_METHODS if demo else ["none"]))]
     if sweep and all(m.name != "none" for m in methods):
         methods.insert(0, parse_method("none"))  # a sweep compares with the unrewired graph
-    base = BenchmarkSpec(datasets=datasets, methods=methods, models=[m.lower() for m in model],
-                         split_preset=protocol, num_splits=splits, seeds=tuple(seed),
-                         training_preset=training or _default_training(protocol))
+    base = BenchmarkSpec(
+        datasets=datasets,
+        methods=methods,
+        models=[m.lower() for m in model],
+        split_preset=protocol,
+        num_splits=splits,
+        seeds=tuple(seed),
+        training_preset=training or _default_training(protocol),
+    )
     specs_at, labels = _per_dataset_specs(base, phis)
     with ResultStore(store) as results, RichProgress(err_console) as progress:
         shared = _SharedProgress(progress, _run_count(base))
-        records = [r for s in specs_at for r in run_benchmark(s, results, shared,
-                                                              num_threads=threads)]
+        records = [
+            r for s in specs_at for r in run_benchmark(s, results, shared, num_threads=threads)
+        ]
     rows = summarize_records(records)
-    points = [(phis[r.dataset], replace(r, method=labels.get(r.method, r.method)))
-              for r in rows] if phis else []
+    points = (
+        [(phis[r.dataset], replace(r, method=labels.get(r.method, r.method))) for r in rows]
+        if phis
+        else []
+    )
     if as_json:
         print(json.dumps([asdict(r) for r in rows], indent=2))
     elif points:
-        console.print(to_sweep_table(points, title=f"cSBM {_describe_size(size)}, "
-                                                   f"{base.split_preset} split"))
+        console.print(
+            to_sweep_table(points, title=f"cSBM {_describe_size(size)}, {base.split_preset} split")
+        )
     else:
         console.print(to_rich_table(rows, title=f"rewirekit bench · store {store}"))
     if points:
@@ -168,9 +200,11 @@ def _per_dataset_specs(base: Any, phis: dict[str, float]) -> tuple[list[Any], di
         specs.append(replace(base, datasets=[dataset], methods=methods))
     if untuned:
         angles = ", ".join(f"{p:+.3f}" for p in sorted(set(untuned)))
-        err_console.print(f"note: the JDR paper has no cSBM settings for φ = {angles}; JDR "
-                          "runs there with its defaults and the given parameters.",
-                          highlight=False)
+        err_console.print(
+            f"note: the JDR paper has no cSBM settings for φ = {angles}; JDR "
+            "runs there with its defaults and the given parameters.",
+            highlight=False,
+        )
     return specs, labels
 
 
@@ -195,8 +229,7 @@ def _run_count(spec: Any) -> int:
     from rewirekit.datasets import get_split_preset
 
     splits = spec.num_splits or get_split_preset(spec.split_preset).num_splits
-    return (len(spec.datasets) * len(spec.models) * len(spec.methods) * splits
-            * len(spec.seeds))
+    return len(spec.datasets) * len(spec.models) * len(spec.methods) * splits * len(spec.seeds)
 
 
 class _SharedProgress:
@@ -229,11 +262,16 @@ def _sweep_verdict(paired: list[Any], phis: dict[str, float], labels: dict[str, 
     lines = []
     for (model, method), results in groups.items():
         below = sorted(((phi, c) for phi, c in results if c.ci_high < 0), key=lambda t: t[0])
-        lines.append(f"verdict: {model} + {method} is at or above {model} + none at "
-                     f"{len(results) - len(below)}/{len(results)} φ (upper bound of the paired "
-                     "95% CI of the difference >= 0)" + (":" if below else "."))
-        lines += [f"  below at φ = {phi:+.3f}: Δ = {c.mean_diff:+.2f} "
-                  f"[{c.ci_low:+.2f}, {c.ci_high:+.2f}] points, n = {c.n}" for phi, c in below]
+        lines.append(
+            f"verdict: {model} + {method} is at or above {model} + none at "
+            f"{len(results) - len(below)}/{len(results)} φ (upper bound of the paired "
+            "95% CI of the difference >= 0)" + (":" if below else ".")
+        )
+        lines += [
+            f"  below at φ = {phi:+.3f}: Δ = {c.mean_diff:+.2f} "
+            f"[{c.ci_low:+.2f}, {c.ci_high:+.2f}] points, n = {c.n}"
+            for phi, c in below
+        ]
     return lines
 
 
@@ -247,7 +285,7 @@ def tune(
     dataset: str = typer.Option(..., "--dataset", "-d", help="Dataset name."),
     trials: int = typer.Option(20, min=1, help="Complete trials the study should reach."),
     protocol: str = typer.Option("sparse", "--protocol", "-p", help="Split preset."),
-    training: Optional[str] = typer.Option(None, help="Training preset (default as in bench)."),
+    training: str | None = typer.Option(None, help="Training preset (default as in bench)."),
     model: str = typer.Option("gcn", "--model", "-m"),
     splits: int = typer.Option(5, min=1, help="Splits per trial (validation mean)."),
     seed: int = typer.Option(0, help="Seed of the TPE sampler."),
@@ -265,23 +303,39 @@ def tune(
 
     torch.set_num_threads(threads)
     with ResultStore(store) as results, RichProgress(err_console) as progress:
-        study = run_tuning(method.lower(), DatasetSpec.named(dataset), results, trials=trials,
-                           model=model.lower(), split_preset=protocol, num_splits=splits,
-                           training_preset=training or _default_training(protocol), seed=seed,
-                           progress=progress)
+        study = run_tuning(
+            method.lower(),
+            DatasetSpec.named(dataset),
+            results,
+            trials=trials,
+            model=model.lower(),
+            split_preset=protocol,
+            num_splits=splits,
+            training_preset=training or _default_training(protocol),
+            seed=seed,
+            progress=progress,
+        )
     done = [t for t in study.trials if t.value is not None]
     if not done:
-        raise RewireError("no trial finished; check the method's parameters with "
-                          "'rewirekit methods'.")
-    table = Table(title=f"{method} on {dataset}: best of {len(done)} trials "
-                        f"(validation accuracy, {splits} splits)")
+        raise RewireError(
+            "no trial finished; check the method's parameters with 'rewirekit methods'."
+        )
+    table = Table(
+        title=f"{method} on {dataset}: best of {len(done)} trials "
+        f"(validation accuracy, {splits} splits)"
+    )
     for col in ("trial", "val acc", "test acc", "parameters"):
         table.add_column(col, justify="left" if col == "parameters" else "right")
     for t in sorted(done, key=lambda t: -t.value)[:5]:
-        params = ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
-                           for k, v in t.params.items())
-        table.add_row(str(t.number), f"{100 * t.value:.2f}",
-                      f"{100 * t.user_attrs.get('test_acc', float('nan')):.2f}", params)
+        params = ", ".join(
+            f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in t.params.items()
+        )
+        table.add_row(
+            str(t.number),
+            f"{100 * t.value:.2f}",
+            f"{100 * t.user_attrs.get('test_acc', float('nan')):.2f}",
+            params,
+        )
     console.print(table)
 
 
@@ -293,18 +347,26 @@ def _default_training(protocol: str) -> str:
 def report(
     store: Path = typer.Option(DEFAULT_STORE, help="SQLite result store."),
     output: OutputFormat = typer.Option(OutputFormat.table, "--format", "-f"),
-    dataset: Optional[str] = typer.Option(None, help="Only this dataset."),
-    versus: Optional[str] = typer.Option(
-        None, help="Also compare every method with this one on shared splits (e.g. 'none')."),
+    dataset: str | None = typer.Option(None, help="Only this dataset."),
+    versus: str | None = typer.Option(
+        None, help="Also compare every method with this one on shared splits (e.g. 'none')."
+    ),
 ) -> None:
     """Print the stored results, aggregated over splits and seeds."""
-    from rewirekit.bench.report import (compare_to_baseline, summarize_records, to_csv,
-                                        to_markdown, to_paired_table, to_rich_table)
+    from rewirekit.bench.report import (
+        compare_to_baseline,
+        summarize_records,
+        to_csv,
+        to_markdown,
+        to_paired_table,
+        to_rich_table,
+    )
     from rewirekit.bench.store import ResultStore
 
     if not store.exists():
-        raise RewireError(f"no result store at {store}; run 'rewirekit bench' first "
-                          "or pass --store.")
+        raise RewireError(
+            f"no result store at {store}; run 'rewirekit bench' first or pass --store."
+        )
     with ResultStore(store) as results:
         filters = {"dataset": dataset.lower()} if dataset else {}
         records = list(results.records(**filters))
@@ -328,8 +390,13 @@ def datasets() -> None:
     for col in ("name", "source", "homophilic", "offline", "fixed splits"):
         table.add_column(col)
     for info in list_datasets():
-        table.add_row(info.name, info.source, _yes(info.homophilic),
-                      _yes(info.available_offline), _yes(info.has_fixed_splits))
+        table.add_row(
+            info.name,
+            info.source,
+            _yes(info.homophilic),
+            _yes(info.available_offline),
+            _yes(info.has_fixed_splits),
+        )
     console.print(table)
 
 
@@ -350,10 +417,12 @@ def methods() -> None:
 @app.command()
 def diagnose(
     dataset: str = typer.Option(..., "--dataset", "-d", help="Dataset name."),
-    method: Optional[str] = typer.Option(
-        None, help="Also diagnose after this rewiring, e.g. 'comfy:add=100,delete=100'."),
-    protocol: str = typer.Option("comfy", "--protocol", "-p",
-                                 help="Split preset that gives the training labels."),
+    method: str | None = typer.Option(
+        None, help="Also diagnose after this rewiring, e.g. 'comfy:add=100,delete=100'."
+    ),
+    protocol: str = typer.Option(
+        "comfy", "--protocol", "-p", help="Split preset that gives the training labels."
+    ),
     split: int = typer.Option(0, min=0, help="Split id of the training mask."),
     seed: int = typer.Option(0, help="Seed of the community detection."),
     communities: str = typer.Option("leiden", help="'leiden' or 'louvain' (the ComFy paper's)."),
@@ -373,8 +442,10 @@ def diagnose(
     columns = {"before": compute(data, train_mask, **options).to_dict()}
     if spec is not None:
         columns[f"after {spec.label}"] = compute(rewirer(data), train_mask, **options).to_dict()
-    table = Table(title=f"{name}: diagnostics", caption=f"NMI on the training nodes of "
-                                                       f"{preset.name} split {split}")
+    table = Table(
+        title=f"{name}: diagnostics",
+        caption=f"NMI on the training nodes of {preset.name} split {split}",
+    )
     table.add_column("")
     for header in columns:
         table.add_column(header, justify="right")

@@ -1,5 +1,6 @@
 """Graph diagnostics the ComFy paper relies on: homophily, spectral gap, communities and
 their alignment with the labels (Rubio-Madrigal, Jamadandi & Burkholz, ICLR 2025)."""
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
@@ -18,15 +19,15 @@ from rewirekit.methods.spectral import fiedler_pair
 @dataclass(frozen=True)
 class GraphDiagnostics:
     """Attributes:
-        num_edges: undirected edges (self-loops excluded).
-        edge_homophily: share of edges whose endpoints have the same label.
-        spectral_gap: λ₁ of ``I − D^{-1/2}(A + I)D^{-1/2}`` (self-loops added, unweighted),
-            the quantity ProxyAdd/ProxyDelete and FoSR act on; 0 for a disconnected graph.
-        num_communities: modularity communities (seeded Leiden or Louvain, see
-            :func:`~rewirekit.methods.community.detect_communities`).
-        modularity: Newman modularity of that partition.
-        label_nmi: normalised mutual information between communities and labels, on the
-            nodes of ``mask`` (the training nodes) or all nodes.
+    num_edges: undirected edges (self-loops excluded).
+    edge_homophily: share of edges whose endpoints have the same label.
+    spectral_gap: λ₁ of ``I − D^{-1/2}(A + I)D^{-1/2}`` (self-loops added, unweighted),
+        the quantity ProxyAdd/ProxyDelete and FoSR act on; 0 for a disconnected graph.
+    num_communities: modularity communities (seeded Leiden or Louvain, see
+        :func:`~rewirekit.methods.community.detect_communities`).
+    modularity: Newman modularity of that partition.
+    label_nmi: normalised mutual information between communities and labels, on the
+        nodes of ``mask`` (the training nodes) or all nodes.
     """
 
     num_edges: int
@@ -40,8 +41,9 @@ class GraphDiagnostics:
         return asdict(self)
 
 
-def diagnose(data: Data, mask: Tensor | None = None, *, seed: int = 0,
-             communities: str = "leiden") -> GraphDiagnostics:
+def diagnose(
+    data: Data, mask: Tensor | None = None, *, seed: int = 0, communities: str = "leiden"
+) -> GraphDiagnostics:
     """Compute :class:`GraphDiagnostics` of an undirected labelled graph.
 
     Args:
@@ -71,7 +73,8 @@ def diagnose(data: Data, mask: Tensor | None = None, *, seed: int = 0,
         spectral_gap=max(gap, 0.0),
         num_communities=int(communities.max() + 1),
         modularity=float(modularity),
-        label_nmi=normalized_mutual_info(communities[nodes], labels[nodes]))
+        label_nmi=normalized_mutual_info(communities[nodes], labels[nodes]),
+    )
 
 
 def normalized_mutual_info(a: np.ndarray, b: np.ndarray) -> float:

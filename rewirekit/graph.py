@@ -5,6 +5,7 @@ undirected graph each edge appears once with ``u < v``; for a directed graph eac
 ordered pair appears once. A pair is identified by the scalar key ``u * n + v``,
 which makes set operations (membership, difference) sorted-array operations.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -67,7 +68,9 @@ def sorted_contains(sorted_keys: np.ndarray, queries: np.ndarray) -> np.ndarray:
     return sorted_keys[pos] == queries
 
 
-def canonical_pairs(src: np.ndarray, dst: np.ndarray, directed: bool) -> tuple[np.ndarray, np.ndarray]:
+def canonical_pairs(
+    src: np.ndarray, dst: np.ndarray, directed: bool
+) -> tuple[np.ndarray, np.ndarray]:
     """Order each pair as ``(min, max)`` unless the graph is directed."""
     if directed:
         return src, dst
@@ -82,37 +85,50 @@ def validate_data(data: Data) -> None:
     finite node features if present.
     """
     if not isinstance(data, Data):
-        raise RewireError(f"expected a torch_geometric.data.Data, got {type(data).__name__}; "
-                          "wrap your graph as Data(x=..., edge_index=...).")
+        raise RewireError(
+            f"expected a torch_geometric.data.Data, got {type(data).__name__}; "
+            "wrap your graph as Data(x=..., edge_index=...)."
+        )
     num_nodes = data.num_nodes
     if not num_nodes:
         raise RewireError("the graph is empty (0 nodes); pass a graph with at least one node.")
     edge_index = data.edge_index
     if edge_index is None:
-        raise RewireError("data.edge_index is missing; set it to a [2, num_edges] int64 tensor "
-                          "(use an empty torch.zeros(2, 0, dtype=torch.long) for no edges).")
+        raise RewireError(
+            "data.edge_index is missing; set it to a [2, num_edges] int64 tensor "
+            "(use an empty torch.zeros(2, 0, dtype=torch.long) for no edges)."
+        )
     if not isinstance(edge_index, Tensor) or edge_index.dim() != 2 or edge_index.size(0) != 2:
-        shape = tuple(edge_index.shape) if isinstance(edge_index, Tensor) else type(edge_index).__name__
-        raise RewireError(f"data.edge_index must have shape [2, num_edges], got {shape}; "
-                          "transpose an [E, 2] edge list with .t().contiguous().")
+        shape = (
+            tuple(edge_index.shape) if isinstance(edge_index, Tensor) else type(edge_index).__name__
+        )
+        raise RewireError(
+            f"data.edge_index must have shape [2, num_edges], got {shape}; "
+            "transpose an [E, 2] edge list with .t().contiguous()."
+        )
     if edge_index.dtype.is_floating_point or edge_index.dtype == torch.bool:
         raise RewireError(f"data.edge_index has dtype {edge_index.dtype}; convert it with .long().")
     if edge_index.numel() and (int(edge_index.min()) < 0 or int(edge_index.max()) >= num_nodes):
         raise RewireError(
             f"data.edge_index holds node ids outside [0, {num_nodes - 1}] "
             f"(min {int(edge_index.min())}, max {int(edge_index.max())}); "
-            "fix the ids or set data.num_nodes to the true node count.")
+            "fix the ids or set data.num_nodes to the true node count."
+        )
     weight = data.edge_weight if "edge_weight" in data else None
     if weight is not None:
         if weight.dim() != 1 or weight.numel() != edge_index.size(1):
-            raise RewireError(f"data.edge_weight must be 1-d with one value per edge "
-                              f"({edge_index.size(1)}), got shape {tuple(weight.shape)}.")
+            raise RewireError(
+                f"data.edge_weight must be 1-d with one value per edge "
+                f"({edge_index.size(1)}), got shape {tuple(weight.shape)}."
+            )
         if not _all_finite(weight):
             raise RewireError("data.edge_weight contains NaN or inf; clean the weights first.")
     x = data.x if "x" in data else None
     if x is not None and x.is_floating_point() and not _all_finite(x):
-        raise RewireError("data.x contains NaN or inf; impute or drop them first "
-                          "(e.g. data.x = torch.nan_to_num(data.x)).")
+        raise RewireError(
+            "data.x contains NaN or inf; impute or drop them first "
+            "(e.g. data.x = torch.nan_to_num(data.x))."
+        )
 
 
 def _all_finite(values: Tensor) -> bool:
@@ -135,8 +151,9 @@ def edge_set(data: Data, directed: bool | None = None) -> EdgeSet:
     row, col = data.edge_index.cpu().numpy().astype(np.int64, copy=False)
     weight = data.edge_weight if "edge_weight" in data else None
     weighted = weight is not None
-    values = (weight.detach().cpu().double().numpy() if weighted
-              else np.ones(row.size, dtype=np.float64))
+    values = (
+        weight.detach().cpu().double().numpy() if weighted else np.ones(row.size, dtype=np.float64)
+    )
     keys = row * n + col
     if keys.size > 1 and not np.all(keys[1:] > keys[:-1]):
         order = np.argsort(keys, kind="stable")
@@ -147,12 +164,15 @@ def edge_set(data: Data, directed: bool | None = None) -> EdgeSet:
     row, col = keys // n, keys % n
     upper, lower = row < col, row > col
     if directed is None:
-        directed = not _mirrored(keys[upper], values[upper], col[lower] * n + row[lower],
-                                 values[lower])
+        directed = not _mirrored(
+            keys[upper], values[upper], col[lower] * n + row[lower], values[lower]
+        )
     keep = ~(row == col) if directed else upper  # keys are sorted: so is every subset
     loops = row == col
     return EdgeSet(
-        num_nodes=n, src=row[keep], dst=col[keep],
+        num_nodes=n,
+        src=row[keep],
+        dst=col[keep],
         weight=values[keep] if weighted else None,
         self_loops=row[loops],
         self_loop_weight=values[loops] if weighted else None,
@@ -160,19 +180,29 @@ def edge_set(data: Data, directed: bool | None = None) -> EdgeSet:
     )
 
 
-def _mirrored(upper_keys: np.ndarray, upper_values: np.ndarray, lower_reversed: np.ndarray,
-              lower_values: np.ndarray) -> bool:
+def _mirrored(
+    upper_keys: np.ndarray,
+    upper_values: np.ndarray,
+    lower_reversed: np.ndarray,
+    lower_values: np.ndarray,
+) -> bool:
     """Whether the edges below the diagonal, reversed, are those above it with equal values
     (``upper_keys`` sorted, ``lower_reversed`` the keys of the reversed lower edges)."""
     if upper_keys.size != lower_reversed.size:
         return False
     order = np.argsort(lower_reversed)
-    return (np.array_equal(lower_reversed[order], upper_keys)
-            and np.array_equal(lower_values[order], upper_values))
+    return np.array_equal(lower_reversed[order], upper_keys) and np.array_equal(
+        lower_values[order], upper_values
+    )
 
 
-def apply_edits(edges: EdgeSet, remove: np.ndarray, add_src: np.ndarray, add_dst: np.ndarray,
-                add_weight: float | np.ndarray = 1.0) -> EdgeSet:
+def apply_edits(
+    edges: EdgeSet,
+    remove: np.ndarray,
+    add_src: np.ndarray,
+    add_dst: np.ndarray,
+    add_weight: float | np.ndarray = 1.0,
+) -> EdgeSet:
     """Return ``edges`` with the pairs at positions ``remove`` deleted and new pairs added.
 
     ``remove`` indexes ``edges.src``; added pairs must be canonical and absent.
@@ -186,9 +216,15 @@ def apply_edits(edges: EdgeSet, remove: np.ndarray, add_src: np.ndarray, add_dst
         new_w = np.broadcast_to(np.asarray(add_weight, dtype=edges.weight.dtype), add_src.shape)
         weight = np.concatenate([edges.weight[keep], new_w])
     order = np.argsort(pair_keys(src, dst, edges.num_nodes))
-    return EdgeSet(edges.num_nodes, src[order], dst[order],
-                   None if weight is None else weight[order],
-                   edges.self_loops, edges.self_loop_weight, edges.directed)
+    return EdgeSet(
+        edges.num_nodes,
+        src[order],
+        dst[order],
+        None if weight is None else weight[order],
+        edges.self_loops,
+        edges.self_loop_weight,
+        edges.directed,
+    )
 
 
 def to_edge_index(edges: EdgeSet) -> tuple[Tensor, Tensor | None]:
@@ -220,8 +256,9 @@ def symmetric_csr(edges: EdgeSet) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 @numba.njit(cache=True)
-def _symmetric_csr(n: int, src: np.ndarray, dst: np.ndarray,
-                   loops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
+def _symmetric_csr(
+    n: int, src: np.ndarray, dst: np.ndarray, loops: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
     # counting sort of canonical pairs sorted by (src, dst): a row's lower neighbours come
     # first (pairs ending there, ascending in src), then its loop, then its upper neighbours
     indptr = np.zeros(n + 1, dtype=np.int64)

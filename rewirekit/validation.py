@@ -3,6 +3,7 @@
 Each ``check_*`` returns the value in its canonical Python type, or raises
 :class:`~rewirekit.errors.RewireError` with a message that says what to pass instead.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -60,8 +61,11 @@ def check_feasible(edges: EdgeSet, add: int = 0, delete: int = 0) -> None:
     edges than ``delete``."""
     free = edges.max_pairs - edges.num_pairs
     if add > free:
-        raise RewireError(f"cannot add {add} edges: the graph has only {free} non-edges; "
-                          "lower the add budget.")
+        raise RewireError(
+            f"cannot add {add} edges: the graph has only {free} non-edges; lower the add budget."
+        )
     if delete > edges.num_pairs:
-        raise RewireError(f"cannot delete {delete} edges: the graph has only {edges.num_pairs}; "
-                          "lower the delete budget.")
+        raise RewireError(
+            f"cannot delete {delete} edges: the graph has only {edges.num_pairs}; "
+            "lower the delete budget."
+        )

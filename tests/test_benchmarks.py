@@ -1,4 +1,5 @@
 """Smoke versions of the benchmark scripts (the full runs take hours)."""
+
 import importlib.util
 import sys
 from pathlib import Path
@@ -25,11 +26,24 @@ def test_reproduce_baselines_smoke(tmp_path):
         pytest.skip("texas is not in $REWIREKIT_DATA")
     script = _script("reproduce_papers")
     out = tmp_path / "baselines.md"
-    args = ["--table", "baselines", "--store", str(tmp_path / "b.db"), "--splits", "2",
-            "--datasets", "texas", "--out", str(out)]
+    args = [
+        "--table",
+        "baselines",
+        "--store",
+        str(tmp_path / "b.db"),
+        "--splits",
+        "2",
+        "--datasets",
+        "texas",
+        "--out",
+        str(out),
+    ]
     assert script.main(args) == 0
-    rows = [line for line in out.read_text().splitlines() if line.startswith("| jdr")
-            or line.startswith("| comfy")]
+    rows = [
+        line
+        for line in out.read_text().splitlines()
+        if line.startswith("| jdr") or line.startswith("| comfy")
+    ]
     assert len(rows) == 3  # JDR GCN + GPRGNN (dense) and ComFy GCN
     assert all("| 2 |" in row for row in rows)
     # A second run trains nothing: every row is in the store.
@@ -48,8 +62,20 @@ def test_reproduce_jdr_rows_smoke(tmp_path):
         pytest.skip("texas is not in $REWIREKIT_DATA")
     script = _script("reproduce_papers")
     out = tmp_path / "jdr.md"
-    args = ["--table", "jdr", "--store", str(tmp_path / "j.db"), "--splits", "2",
-            "--datasets", "texas", "--models", "gcn", "--out", str(out)]
+    args = [
+        "--table",
+        "jdr",
+        "--store",
+        str(tmp_path / "j.db"),
+        "--splits",
+        "2",
+        "--datasets",
+        "texas",
+        "--models",
+        "gcn",
+        "--out",
+        str(out),
+    ]
     assert script.main(args) == 0
     rows = [line for line in out.read_text().splitlines() if line.startswith("| jdr")]
     assert [row.split("|")[5].strip() for row in rows] == ["base", "GCN+JDR"]
@@ -60,14 +86,16 @@ def test_budget_selection_keeps_the_best_validation_candidate(tmp_path):
     if not available_offline("texas"):
         pytest.skip("texas is not in $REWIREKIT_DATA")
     script = _script("reproduce_papers")
-    row = next(r for r in script.TABLES["comfy"] if r.label == "ProxyAddMax"
-               and r.dataset == "texas")
+    row = next(
+        r for r in script.TABLES["comfy"] if r.label == "ProxyAddMax" and r.dataset == "texas"
+    )
     assert len(row.candidates) == 5
     row = script.PaperRow(**{**row.__dict__, "candidates": row.candidates[:2], "splits": 2})
     with script.ResultStore(tmp_path / "c.db") as store:
         result = script.Reproduction(store, 2).result(row)
-        summaries = script.summarize_records(store.records(split_id=0)) + \
-            script.summarize_records(store.records(split_id=1))
+        summaries = script.summarize_records(store.records(split_id=0)) + script.summarize_records(
+            store.records(split_id=1)
+        )
     assert result.summary is not None and result.summary.n == 2
     assert result.params in row.candidates
     assert len({s.method for s in summaries}) == 2  # both candidates ran on the selection splits
@@ -108,7 +136,8 @@ def test_jdr_exactness_path_against_a_reference(tmp_path, monkeypatch):
     (tmp_path / "src").mkdir()
     reference = Path(__file__).parent / "methods" / "test_jdr.py"
     (tmp_path / "src" / "denoise_jointly.py").write_text(
-        _FAKE_OFFICIAL.format(reference=str(reference)))
+        _FAKE_OFFICIAL.format(reference=str(reference))
+    )
     sys.path.insert(0, str(Path(__file__).parent / "methods"))
     try:
         from test_jdr import weighted_graph
@@ -118,8 +147,17 @@ def test_jdr_exactness_path_against_a_reference(tmp_path, monkeypatch):
     official = script.load_official(str(tmp_path))
     data = weighted_graph(n=60, f=10)
     data.edge_weight = None
-    settings = dict(num_iterations=3, rank_a=9, rank_x=6, eta_a=0.3, eta_x1=0.4, eta_x2=0.5,
-                    top_k=7, abs_ordering=True, offset=0)
+    settings = dict(
+        num_iterations=3,
+        rank_a=9,
+        rank_x=6,
+        eta_a=0.3,
+        eta_x1=0.4,
+        eta_x2=0.5,
+        top_k=7,
+        abs_ordering=True,
+        offset=0,
+    )
     exactness, _ = script.compare_faithful(official, data, settings, dtype="float64")
     assert exactness.official_edges == 60 * 7
     assert exactness.differing_edges == 0
@@ -149,8 +187,9 @@ def test_actor_lower_triangle_graph_holds_the_pairs_eigh_reads():
 
 def test_arpack_threads_smoke(monkeypatch, capsys):
     monkeypatch.syspath_prepend(str(BENCHMARKS))
-    _script("arpack_threads").main(["--threads", "2", "--jdr-nodes", "600",
-                                    "--fiedler-nodes", "800", "--edits", "2"])
+    _script("arpack_threads").main(
+        ["--threads", "2", "--jdr-nodes", "600", "--fiedler-nodes", "800", "--edits", "2"]
+    )
     lines = capsys.readouterr().out.splitlines()
     rows = [line for line in lines if line.endswith("x")]
     assert [row.split(":")[0].split(",")[0] for row in rows] == ["JDR", "Fiedler pair", "ProxyAdd"]
@@ -168,22 +207,28 @@ def test_jdr_speed_lapack_bound_times_the_decompositions_of_each_iteration(monke
         def call(matrix):
             calls.append((name, tuple(matrix.shape), matrix.dtype))
             return real(matrix)
+
         return call
 
     for name in ("dense_eigh", "dense_svd"):
         monkeypatch.setattr(linalg, name, spy(name))
     monkeypatch.syspath_prepend(str(BENCHMARKS))
-    data = Data(x=torch.rand(30, 7, dtype=torch.float64),
-                edge_index=torch.tensor([[0, 1, 1, 2], [1, 0, 2, 1]]))
+    data = Data(
+        x=torch.rand(30, 7, dtype=torch.float64),
+        edge_index=torch.tensor([[0, 1, 1, 2], [1, 0, 2, 1]]),
+    )
     _script("jdr_speed").decompositions(data, iterations=3)
-    assert calls == [("dense_eigh", (30, 30), torch.float32),
-                     ("dense_svd", (30, 7), torch.float32)] * 3
+    assert (
+        calls
+        == [("dense_eigh", (30, 30), torch.float32), ("dense_svd", (30, 7), torch.float32)] * 3
+    )
 
 
 def test_lowrank_threads_smoke(monkeypatch, capsys):
     monkeypatch.syspath_prepend(str(BENCHMARKS))
-    _script("lowrank_threads").main(["--nodes", "800", "--rank", "32", "--restarts", "1",
-                                     "--repeat", "1"])
+    _script("lowrank_threads").main(
+        ["--nodes", "800", "--rank", "32", "--restarts", "1", "--repeat", "1"]
+    )
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("N=800, q=32")
     assert sum("ms a step" in line for line in lines) == 2
@@ -192,8 +237,9 @@ def test_lowrank_threads_smoke(monkeypatch, capsys):
 
 def test_jdr_scale_smoke(monkeypatch, capsys):
     monkeypatch.syspath_prepend(str(BENCHMARKS))
-    _script("jdr_scale").main(["--nodes", "1500", "--iterations", "2", "--rank", "8",
-                               "--top-k", "8", "--threads", "2"])
+    _script("jdr_scale").main(
+        ["--nodes", "1500", "--iterations", "2", "--rank", "8", "--top-k", "8", "--threads", "2"]
+    )
     out = capsys.readouterr().out
     assert "cSBM N=1500" in out
     assert "JDR K=2, L_A=L_X=8, top_k=8, truncated: " in out and "peak RSS" in out
@@ -202,12 +248,33 @@ def test_jdr_scale_smoke(monkeypatch, capsys):
 
 def test_jdr_randomized_smoke(monkeypatch, capsys):
     monkeypatch.syspath_prepend(str(BENCHMARKS))
-    _script("jdr_randomized").main(["--nodes", "1500", "--iterations", "2", "--rank", "8",
-                                    "--passes", "2", "32", "--splits", "1", "--threads", "2"])
-    rows = {line[:18].strip(): line[18:].split()
-            for line in capsys.readouterr().out.splitlines()[2:]}
-    assert set(rows) == {"input graph", "truncated", "truncated, seed 1", "randomized, 2",
-                         "randomized, 32"}
+    _script("jdr_randomized").main(
+        [
+            "--nodes",
+            "1500",
+            "--iterations",
+            "2",
+            "--rank",
+            "8",
+            "--passes",
+            "2",
+            "32",
+            "--splits",
+            "1",
+            "--threads",
+            "2",
+        ]
+    )
+    rows = {
+        line[:18].strip(): line[18:].split() for line in capsys.readouterr().out.splitlines()[2:]
+    }
+    assert set(rows) == {
+        "input graph",
+        "truncated",
+        "truncated, seed 1",
+        "randomized, 2",
+        "randomized, 32",
+    }
     assert rows["truncated"][2:4] == ["0.000", "1.000"]  # against itself
     assert float(rows["randomized, 32"][2]) < float(rows["randomized, 2"][2])
     assert 0 <= float(rows["randomized, 2"][3]) <= 1

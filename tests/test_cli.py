@@ -12,8 +12,9 @@ runner = CliRunner()
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "rewirekit", *args], capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "rewirekit", *args], capture_output=True, text=True, timeout=300
+    )
 
 
 def test_parse_method_reads_typed_parameters():
@@ -30,11 +31,13 @@ def test_methods_and_datasets_list():
 
 
 def test_user_errors_print_one_line_and_exit_2(tmp_path):
-    for args in (["bench", "--method", "nope", "--store", str(tmp_path / "r.db")],
-                 ["bench", "--dataset", "not-a-dataset", "--store", str(tmp_path / "r.db")],
-                 ["bench", "--method", "random:add", "--store", str(tmp_path / "r.db")],
-                 ["bench", "--no-such-flag"],
-                 ["report", "--store", str(tmp_path / "missing.db")]):
+    for args in (
+        ["bench", "--method", "nope", "--store", str(tmp_path / "r.db")],
+        ["bench", "--dataset", "not-a-dataset", "--store", str(tmp_path / "r.db")],
+        ["bench", "--method", "random:add", "--store", str(tmp_path / "r.db")],
+        ["bench", "--no-such-flag"],
+        ["report", "--store", str(tmp_path / "missing.db")],
+    ):
         result = _cli(*args)
         assert result.returncode == 2, (args, result.stderr)
         lines = result.stderr.strip().splitlines()
@@ -44,12 +47,29 @@ def test_user_errors_print_one_line_and_exit_2(tmp_path):
 
 def test_bench_synthetic_json_report_and_plot(tmp_path):
     store, plot = tmp_path / "r.db", tmp_path / "phi.png"
-    args = ["bench", "--synthetic", "csbm", "--phi", "-0.5", "--phi", "0.5", "--splits", "2",
-            "--method", "none", "--method", "random:add=20", "--store", str(store),
-            "--plot", str(plot), "--json"]
+    args = [
+        "bench",
+        "--synthetic",
+        "csbm",
+        "--phi",
+        "-0.5",
+        "--phi",
+        "0.5",
+        "--splits",
+        "2",
+        "--method",
+        "none",
+        "--method",
+        "random:add=20",
+        "--store",
+        str(store),
+        "--plot",
+        str(plot),
+        "--json",
+    ]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
-    rows = json.loads(result.stdout[result.stdout.index("["):])
+    rows = json.loads(result.stdout[result.stdout.index("[") :])
     assert len(rows) == 4 and all(r["n"] == 2 for r in rows)
     assert plot.exists() and plot.stat().st_size > 1000
     for fmt, marker in (("markdown", "| dataset |"), ("csv", "dataset,split_preset")):

@@ -3,6 +3,7 @@
 The difference counter is checked on hand-made selections whose causes are known; the speed
 script's "ours" path runs on a tiny graph.
 """
+
 import importlib
 import sys
 from pathlib import Path
@@ -46,8 +47,7 @@ EIGHT_EDGES = {(0, 1), (2, 3), (4, 5), (6, 7), (0, 4)}
 EIGHT_LABELS = np.array([0, 0, 0, 0, 1, 1, 1, 1])
 
 
-def _comfy_context(compare, budget, x=EIGHT_X, edges=EIGHT_EDGES, labels=EIGHT_LABELS,
-                   kind="add"):
+def _comfy_context(compare, budget, x=EIGHT_X, edges=EIGHT_EDGES, labels=EIGHT_LABELS, kind="add"):
     return compare.selection_context(x, edges, labels, kind, budget, per_block=True)
 
 
@@ -108,8 +108,9 @@ FIVE_EDGES = {(0, 2), (1, 3), (2, 4)}
 
 
 def _feast_context(compare, budget, kind="add"):
-    return compare.selection_context(FIVE_X, FIVE_EDGES, np.zeros(5, dtype=np.int64), kind,
-                                     budget, per_block=False)
+    return compare.selection_context(
+        FIVE_X, FIVE_EDGES, np.zeros(5, dtype=np.int64), kind, budget, per_block=False
+    )
 
 
 def test_tie_at_the_cut(compare):
@@ -147,10 +148,17 @@ def _tiny_graph() -> Data:
 
 def test_speed_script_times_our_methods(speed):
     runs = speed.speed_runs("tiny", 2)
-    assert [r.label for r in runs] == ["FeaSt add", "FeaSt delete", "ComFy add",
-                                       "ComFy[louvain] add", "ComFy delete",
-                                       "ComFy[louvain] delete", "ProxyAddMax", "ProxyDelMax",
-                                       "FoSR"]
+    assert [r.label for r in runs] == [
+        "FeaSt add",
+        "FeaSt delete",
+        "ComFy add",
+        "ComFy[louvain] add",
+        "ComFy delete",
+        "ComFy[louvain] delete",
+        "ProxyAddMax",
+        "ProxyDelMax",
+        "FoSR",
+    ]
     # the Louvain rows reuse the official timing of the default rows
     assert runs[2].official_key() == runs[3].official_key() != runs[4].official_key()
     data = _tiny_graph()

@@ -1,4 +1,5 @@
 """JDR on the cSBM: the paper's per-φ settings and the sweep's verdict against the base GCN."""
+
 import re
 
 from typer.testing import CliRunner
@@ -38,9 +39,25 @@ def test_given_parameters_override_the_paper_settings():
 def test_csbm_bench_runs_jdr_with_per_phi_settings_and_prints_verdict(tmp_path, monkeypatch):
     monkeypatch.setattr(cli, "DEMO_CSBM", {"num_nodes": 100, "num_features": 40})
     store, phis = tmp_path / "r.db", (-0.5, 0.0)
-    args = ["bench", "--synthetic", "csbm", "--phi", "-0.5", "--phi", "0", "--splits", "2",
-            "--method", "none", "--method", "jdr", "--store", str(store),
-            "--plot", str(tmp_path / "p.png")]
+    args = [
+        "bench",
+        "--synthetic",
+        "csbm",
+        "--phi",
+        "-0.5",
+        "--phi",
+        "0",
+        "--splits",
+        "2",
+        "--method",
+        "none",
+        "--method",
+        "jdr",
+        "--store",
+        str(store),
+        "--plot",
+        str(tmp_path / "p.png"),
+    ]
     result = CliRunner().invoke(cli.app, args)
     assert result.exit_code == 0, result.output
     with ResultStore(store) as results:
@@ -49,5 +66,8 @@ def test_csbm_bench_runs_jdr_with_per_phi_settings_and_prints_verdict(tmp_path, 
     for phi in phis:
         key = next(k for k in stored if f"phi={phi:+.3f}" in k)
         assert stored[key] == csbm_jdr_params(phi)
-    assert re.search(r"verdict: gcn \+ jdr \(paper, per φ\) is at or above gcn \+ none at "
-                     r"[0-2]/2 φ", result.stdout), result.stdout
+    assert re.search(
+        r"verdict: gcn \+ jdr \(paper, per φ\) is at or above gcn \+ none at "
+        r"[0-2]/2 φ",
+        result.stdout,
+    ), result.stdout

@@ -14,8 +14,9 @@ def _two_triangles(bridge: bool) -> Data:
     if bridge:
         ei[0].append(2)
         ei[1].append(3)
-    return Data(edge_index=to_undirected(torch.tensor(ei)), y=torch.tensor([0, 0, 0, 1, 1, 1]),
-                num_nodes=6)
+    return Data(
+        edge_index=to_undirected(torch.tensor(ei)), y=torch.tensor([0, 0, 0, 1, 1, 1]), num_nodes=6
+    )
 
 
 def test_hand_checked_values():

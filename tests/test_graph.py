@@ -1,4 +1,5 @@
 """Edge-set conversions against PyG's coalesce, on unsorted, duplicated, looped input."""
+
 import numpy as np
 import pytest
 import torch
@@ -17,8 +18,9 @@ def _random_graph(seed, n=40, m=150, weighted=True, undirected=True):
         edge_index, weight = to_undirected(edge_index, weight, num_nodes=n)
     perm = torch.randperm(edge_index.size(1), generator=g)  # unsorted input
     dup = perm[:10]  # duplicates, in both directions
-    edge_index = torch.cat([edge_index[:, perm], edge_index[:, dup], edge_index[:, dup].flip(0)],
-                           dim=1)
+    edge_index = torch.cat(
+        [edge_index[:, perm], edge_index[:, dup], edge_index[:, dup].flip(0)], dim=1
+    )
     if weight is not None:
         weight = torch.cat([weight[perm], weight[dup], weight[dup]])
     return Data(edge_index=edge_index, edge_weight=weight, num_nodes=n)
@@ -43,8 +45,11 @@ def test_round_trip_equals_pyg_coalesce(seed, weighted, undirected):
 
 
 def test_asymmetric_weights_make_a_directed_graph():
-    data = Data(edge_index=torch.tensor([[0, 1, 1, 2], [1, 0, 2, 1]]),
-                edge_weight=torch.tensor([1.0, 1.0, 2.0, 3.0]), num_nodes=3)
+    data = Data(
+        edge_index=torch.tensor([[0, 1, 1, 2], [1, 0, 2, 1]]),
+        edge_weight=torch.tensor([1.0, 1.0, 2.0, 3.0]),
+        num_nodes=3,
+    )
     assert edge_set(data).directed
     data.edge_weight = torch.tensor([1.0, 1.0, 2.0, 2.0])
     assert not edge_set(data).directed

@@ -1,12 +1,19 @@
 """Dense and truncated decompositions against numpy's, in the caller's dtype."""
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
 import torch
 
-from rewirekit.linalg import (block_krylov_ritz_pairs, blocked_select, dense_eigh, dense_svd,
-                              extreme_eigenpairs, largest_magnitude_eigenpairs,
-                              top_singular_triplets)
+from rewirekit.linalg import (
+    block_krylov_ritz_pairs,
+    blocked_select,
+    dense_eigh,
+    dense_svd,
+    extreme_eigenpairs,
+    largest_magnitude_eigenpairs,
+    top_singular_triplets,
+)
 
 
 def _symmetric(n, seed):
@@ -18,8 +25,9 @@ def _symmetric(n, seed):
 def test_block_krylov_ritz_pairs_are_exact_once_the_space_is_everything(dtype):
     a = _symmetric(50, 0)
     start = np.random.default_rng(1).standard_normal((50, 8)).astype(dtype)
-    values, vectors = block_krylov_ritz_pairs(lambda x: a @ x, start, 10,
-                                              lambda theta: np.arange(theta.size))
+    values, vectors = block_krylov_ritz_pairs(
+        lambda x: a @ x, start, 10, lambda theta: np.arange(theta.size)
+    )
     assert values.size == 50 and vectors.dtype == dtype  # 88 columns offered, 50 kept
     tol = 1e-4 if dtype == np.float32 else 1e-10
     np.testing.assert_allclose(values, np.linalg.eigvalsh(a), atol=tol)
@@ -33,10 +41,17 @@ def test_block_krylov_ritz_pairs_resolve_outliers_first_and_select():
     q = np.linalg.qr(rng.standard_normal((n, 3)))[0]
     noise = sp.random(n, n, density=0.005, random_state=3)
     a = (noise + noise.T) * 0.5 + sp.csr_matrix(q @ np.diag([30.0, 20.0, -25.0]) @ q.T)
-    values, vectors = block_krylov_ritz_pairs(lambda x: a @ x, rng.standard_normal((n, 6)), 4,
-                                              lambda theta: [0, theta.size - 2, theta.size - 1])
-    np.testing.assert_allclose(values, sorted(np.linalg.eigvalsh(a.toarray()))[:1]
-                               + sorted(np.linalg.eigvalsh(a.toarray()))[-2:], rtol=1e-6)
+    values, vectors = block_krylov_ritz_pairs(
+        lambda x: a @ x,
+        rng.standard_normal((n, 6)),
+        4,
+        lambda theta: [0, theta.size - 2, theta.size - 1],
+    )
+    np.testing.assert_allclose(
+        values,
+        sorted(np.linalg.eigvalsh(a.toarray()))[:1] + sorted(np.linalg.eigvalsh(a.toarray()))[-2:],
+        rtol=1e-6,
+    )
     residual = np.linalg.norm(a @ vectors - vectors * values, axis=0)
     assert residual.max() < 1e-3 * 30
 
@@ -46,8 +61,9 @@ def test_block_krylov_ritz_pairs_stop_when_the_space_is_invariant():
     u = np.linalg.qr(np.random.default_rng(4).standard_normal((100, 2)))[0]
     a = u @ np.diag([3.0, -1.0]) @ u.T
     start = np.random.default_rng(5).standard_normal((100, 3))
-    values, vectors = block_krylov_ritz_pairs(lambda x: a @ x, start, 5,
-                                              lambda theta: np.arange(theta.size))
+    values, vectors = block_krylov_ritz_pairs(
+        lambda x: a @ x, start, 5, lambda theta: np.arange(theta.size)
+    )
     assert values.size == 5 and np.all(np.isfinite(vectors))
     np.testing.assert_allclose(values, [-1.0, 0.0, 0.0, 0.0, 3.0], atol=1e-10)
 
@@ -78,8 +94,7 @@ def test_truncated_solvers_agree_with_dense_ones():
     np.testing.assert_allclose(np.sort(lam), np.sort(want), rtol=1e-8)
     x = torch.from_numpy(rng.standard_normal((200, 120)))
     _, s, _ = top_singular_triplets(x, 3, rng)  # 3 < 5% of 120: the ARPACK path
-    np.testing.assert_allclose(s.numpy(), np.linalg.svd(x.numpy(), compute_uv=False)[:3],
-                               rtol=1e-8)
+    np.testing.assert_allclose(s.numpy(), np.linalg.svd(x.numpy(), compute_uv=False)[:3], rtol=1e-8)
 
 
 def _select_by_definition(matrix, top_k, threshold, skip_diagonal, positive):
@@ -88,8 +103,13 @@ def _select_by_definition(matrix, top_k, threshold, skip_diagonal, positive):
     ``>= threshold``; never an exact zero."""
     kept = []
     for j in range(matrix.shape[1]):
-        rows = [i for i in range(matrix.shape[0]) if np.isfinite(matrix[i, j])
-                and not (skip_diagonal and i == j) and (matrix[i, j] > 0 or not positive)]
+        rows = [
+            i
+            for i in range(matrix.shape[0])
+            if np.isfinite(matrix[i, j])
+            and not (skip_diagonal and i == j)
+            and (matrix[i, j] > 0 or not positive)
+        ]
         if top_k:
             rows = sorted(rows, key=lambda i: (-matrix[i, j], i))[:top_k]
         else:
@@ -110,8 +130,14 @@ def test_blocked_select_follows_its_definition_with_ties(seed, skip_diagonal, po
         expected = _select_by_definition(matrix, top_k, threshold, skip_diagonal, positive)
         for block_size in (1, 4, n):
             rows, cols, values = blocked_select(
-                lambda a, b: matrix[:, a:b].T.copy(), n, block_size=block_size, top_k=top_k,
-                threshold=threshold, skip_diagonal=skip_diagonal, positive=positive)
+                lambda a, b: matrix[:, a:b].T.copy(),
+                n,
+                block_size=block_size,
+                top_k=top_k,
+                threshold=threshold,
+                skip_diagonal=skip_diagonal,
+                positive=positive,
+            )
             assert list(zip(cols.tolist(), rows.tolist(), values.tolist())) == expected
 
 
@@ -127,9 +153,11 @@ def test_arpack_runs_with_one_blas_thread(monkeypatch):
 
     def spy(real):
         def call(*args, **kwargs):
-            seen.append([pool["num_threads"] for pool in threadpool_info()
-                         if pool["user_api"] == "blas"])
+            seen.append(
+                [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+            )
             return real(*args, **kwargs)
+
         return call
 
     monkeypatch.setattr(eigen, "eigsh", spy(eigen.eigsh))

@@ -1,4 +1,5 @@
 """Plots of benchmark summaries."""
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -7,8 +8,13 @@ from pathlib import Path
 from rewirekit.bench.report import SummaryRow
 
 
-def plot_sweep(points: list[tuple[float, SummaryRow]], path: str | Path, *,
-               xlabel: str = "φ (homophily angle)", title: str | None = None) -> Path:
+def plot_sweep(
+    points: list[tuple[float, SummaryRow]],
+    path: str | Path,
+    *,
+    xlabel: str = "φ (homophily angle)",
+    title: str | None = None,
+) -> Path:
     """Test accuracy against a swept parameter, one line per (model, method), with 95% CIs.
 
     A line is labelled ``MODEL + method``, or just ``MODEL`` for the unrewired graph (``none``).
@@ -31,8 +37,9 @@ def plot_sweep(points: list[tuple[float, SummaryRow]], path: str | Path, *,
         series.sort(key=lambda p: p[0])
         xs = [x for x, _ in series]
         ax.plot(xs, [r.mean for _, r in series], marker="o", label=label)
-        ax.fill_between(xs, [r.ci_low for _, r in series], [r.ci_high for _, r in series],
-                        alpha=0.2)
+        ax.fill_between(
+            xs, [r.ci_low for _, r in series], [r.ci_high for _, r in series], alpha=0.2
+        )
     ax.set_xlabel(xlabel)
     ax.set_ylabel("test accuracy (%)")
     ax.grid(alpha=0.3)

@@ -29,6 +29,7 @@ How the official JDR code prepares a dataset (for whoever compares numbers with 
   split ``i`` is ``i`` (``torch.manual_seed``). Rates: sparse 2.5%/2.5%, dense 60%/20%.
 * JDR's edge weights (``edge_attr``) feed ``GCNConv``/``GPR_prop`` as edge weights.
 """
+
 from __future__ import annotations
 
 import copy
@@ -64,8 +65,9 @@ class TrainingPreset(ABC):
     name: str
 
     @abstractmethod
-    def config(self, dataset: str, model: str, *, rewired: bool = False,
-               split: str = "sparse") -> TrainConfig:
+    def config(
+        self, dataset: str, model: str, *, rewired: bool = False, split: str = "sparse"
+    ) -> TrainConfig:
         """The training settings for ``model`` on ``dataset``.
 
         Args:
@@ -80,8 +82,9 @@ class TrainingPreset(ABC):
         symmetrises it only for rewiring methods that need an undirected graph)."""
         return False
 
-    def prepare(self, data: Data, dataset: str, model: str, rewired: bool = False,
-                **options: Any) -> Data:
+    def prepare(
+        self, data: Data, dataset: str, model: str, rewired: bool = False, **options: Any
+    ) -> Data:
         """Return ``data`` with features row-normalised if the config says so; nothing else.
 
         Row normalisation is PyG's :class:`~torch_geometric.transforms.NormalizeFeatures`
@@ -131,19 +134,44 @@ _JDR_TRAINING: dict[str, dict[str, dict[str, Any]]] = {
     "chameleon": {
         "gcn": {**_DIGL_ON_ACC, "normalize_features": True, "lr": 0.05, "weight_decay": 0.0},
         "gprgnn": {**_DIGL_ON_ACC, "lr": 0.05, "weight_decay": 0.0, "alpha": 1.0, "dprate": 0.7},
-        "gprgnn_denoise": {**_DIGL_ON_ACC, "normalize_features": True, "lr": 0.05,
-                           "weight_decay": 0.0},
-        "gprgnn_denoise_gprgnn": {**_DIGL_ON_ACC, "normalize_features": True, "lr": 0.05,
-                                  "weight_decay": 0.0},
+        "gprgnn_denoise": {
+            **_DIGL_ON_ACC,
+            "normalize_features": True,
+            "lr": 0.05,
+            "weight_decay": 0.0,
+        },
+        "gprgnn_denoise_gprgnn": {
+            **_DIGL_ON_ACC,
+            "normalize_features": True,
+            "lr": 0.05,
+            "weight_decay": 0.0,
+        },
     },
     "squirrel": {
         "gcn": {**_DIGL_ON_ACC, "normalize_features": True, "lr": 0.05, "weight_decay": 0.0},
-        "gprgnn": {"normalize_features": True, "lr": 0.05, "weight_decay": 0.0, "alpha": 0.0,
-                   "dprate": 0.7},
-        "gprgnn_denoise": {**_DIGL_ON_ACC, "normalize_features": True, "lr": 0.05,
-                           "weight_decay": 0.0, "alpha": 0.0, "dprate": 0.7},
-        "gprgnn_denoise_gprgnn": {**_DIGL_ON_ACC, "normalize_features": True, "lr": 0.05,
-                                  "weight_decay": 0.0, "alpha": 0.0, "dprate": 0.7},
+        "gprgnn": {
+            "normalize_features": True,
+            "lr": 0.05,
+            "weight_decay": 0.0,
+            "alpha": 0.0,
+            "dprate": 0.7,
+        },
+        "gprgnn_denoise": {
+            **_DIGL_ON_ACC,
+            "normalize_features": True,
+            "lr": 0.05,
+            "weight_decay": 0.0,
+            "alpha": 0.0,
+            "dprate": 0.7,
+        },
+        "gprgnn_denoise_gprgnn": {
+            **_DIGL_ON_ACC,
+            "normalize_features": True,
+            "lr": 0.05,
+            "weight_decay": 0.0,
+            "alpha": 0.0,
+            "dprate": 0.7,
+        },
         "mlp": {"normalize_features": True},
         "mlp_denoise": {},
     },
@@ -166,98 +194,205 @@ _JDR_TRAINING: dict[str, dict[str, dict[str, Any]]] = {
 # eta_X1 (feature vectors), eta_X2 (final feature mix), top-A_k entries kept per column,
 # ordering by |eigenvalue|, eigenvector offset. Keyed by the section name without the model
 # prefix; a key with the model prefix (``gprgnn_denoise``) wins over it.
-_JDR_DEFAULTS = {"num_iterations": 10, "rank_a": 100, "rank_x": 100, "eta_a": 0.1,
-                 "eta_x1": 0.1, "eta_x2": 0.1, "top_k": 64, "abs_ordering": False, "offset": 0}
+_JDR_DEFAULTS = {
+    "num_iterations": 10,
+    "rank_a": 100,
+    "rank_x": 100,
+    "eta_a": 0.1,
+    "eta_x1": 0.1,
+    "eta_x2": 0.1,
+    "top_k": 64,
+    "abs_ordering": False,
+    "offset": 0,
+}
 
 
-def _jdr(K: int, L_A: int, L_X: int, eta_A: float, eta_X1: float, eta_X2: float,
-         abs_ordering: bool = False) -> dict[str, Any]:
-    return {**_JDR_DEFAULTS, "num_iterations": K, "rank_a": L_A, "rank_x": L_X, "eta_a": eta_A,
-            "eta_x1": eta_X1, "eta_x2": eta_X2, "abs_ordering": abs_ordering}
+def _jdr(
+    K: int,
+    L_A: int,
+    L_X: int,
+    eta_A: float,
+    eta_X1: float,
+    eta_X2: float,
+    abs_ordering: bool = False,
+) -> dict[str, Any]:
+    return {
+        **_JDR_DEFAULTS,
+        "num_iterations": K,
+        "rank_a": L_A,
+        "rank_x": L_X,
+        "eta_a": eta_A,
+        "eta_x1": eta_X1,
+        "eta_x2": eta_X2,
+        "abs_ordering": abs_ordering,
+    }
 
 
 _JDR_REWIRING: dict[str, dict[str, dict[str, Any]]] = {
     "cora": {
-        "denoise": _jdr(10, 1853, 38, 0.06617638216452848, 0.1730490053534019,
-                        0.07127345050296063),
-        "denoise_gprgnn": _jdr(10, 772, 76, 0.027171590003859936, 0.43389828549151394,
-                               0.0050034202294814145),
-        "denoise_dense": _jdr(10, 1857, 26, 0.02316029338190367, 0.02058656808360143,
-                              0.6200119390885938),
-        "denoise_gprgnn_dense": _jdr(10, 1467, 14, 0.014333179228152582, 0.056367218617088544,
-                                     0.4586425000838524),
+        "denoise": _jdr(10, 1853, 38, 0.06617638216452848, 0.1730490053534019, 0.07127345050296063),
+        "denoise_gprgnn": _jdr(
+            10, 772, 76, 0.027171590003859936, 0.43389828549151394, 0.0050034202294814145
+        ),
+        "denoise_dense": _jdr(
+            10, 1857, 26, 0.02316029338190367, 0.02058656808360143, 0.6200119390885938
+        ),
+        "denoise_gprgnn_dense": _jdr(
+            10, 1467, 14, 0.014333179228152582, 0.056367218617088544, 0.4586425000838524
+        ),
     },
     "citeseer": {
-        "denoise": _jdr(15, 578, 1330, 0.4596352300987843, 0.17275436574219966,
-                        0.04880971738128359),
-        "denoise_gprgnn": _jdr(4, 1390, 1169, 0.3451751866240595, 0.0987221881894626,
-                               0.5845746613679074),
-        "denoise_dense": _jdr(13, 1423, 711, 0.21902737354437007, 0.38937322929182633,
-                              0.004144969577105639),
-        "denoise_gprgnn_dense": _jdr(6, 1587, 1938, 0.10160544316556797, 0.05315944422420432,
-                                     0.07106136410656538),
+        "denoise": _jdr(
+            15, 578, 1330, 0.4596352300987843, 0.17275436574219966, 0.04880971738128359
+        ),
+        "denoise_gprgnn": _jdr(
+            4, 1390, 1169, 0.3451751866240595, 0.0987221881894626, 0.5845746613679074
+        ),
+        "denoise_dense": _jdr(
+            13, 1423, 711, 0.21902737354437007, 0.38937322929182633, 0.004144969577105639
+        ),
+        "denoise_gprgnn_dense": _jdr(
+            6, 1587, 1938, 0.10160544316556797, 0.05315944422420432, 0.07106136410656538
+        ),
     },
     "pubmed": {
-        "denoise": _jdr(12, 8, 53, 0.3157896827492562, 0.003535707586030279,
-                        0.18717144758047133),
-        "denoise_gprgnn": _jdr(1, 1772, 919, 0.1971571184518056, 0.8931744479435921,
-                               0.03410451303614859),
-        "denoise_dense": _jdr(1, 1861, 16, 0.03671331046037162, 0.3488570315713922,
-                              0.942301531708647),
-        "denoise_gprgnn_dense": _jdr(2, 1718, 133, 0.07823871157754125, 0.2519613489156988,
-                                     0.026191773786636507),
+        "denoise": _jdr(12, 8, 53, 0.3157896827492562, 0.003535707586030279, 0.18717144758047133),
+        "denoise_gprgnn": _jdr(
+            1, 1772, 919, 0.1971571184518056, 0.8931744479435921, 0.03410451303614859
+        ),
+        "denoise_dense": _jdr(
+            1, 1861, 16, 0.03671331046037162, 0.3488570315713922, 0.942301531708647
+        ),
+        "denoise_gprgnn_dense": _jdr(
+            2, 1718, 133, 0.07823871157754125, 0.2519613489156988, 0.026191773786636507
+        ),
     },
     "computers": {
-        "denoise": _jdr(3, 718, 975, 0.3977638045196389, 0.0205681934086257,
-                        0.06775205880630597),
-        "denoise_gprgnn": _jdr(7, 583, 1533, 0.4678799519728985, 0.06247119858009864,
-                               0.12721487463397496),
-        "denoise_dense": _jdr(6, 59, 1968, 0.43491210814257314, 0.027836251041223115,
-                              0.4172986037925067),
-        "denoise_gprgnn_dense": _jdr(30, 200, 1653, 0.030706914884366387, 0.03316622852500861,
-                                     0.6706220865309668),
+        "denoise": _jdr(3, 718, 975, 0.3977638045196389, 0.0205681934086257, 0.06775205880630597),
+        "denoise_gprgnn": _jdr(
+            7, 583, 1533, 0.4678799519728985, 0.06247119858009864, 0.12721487463397496
+        ),
+        "denoise_dense": _jdr(
+            6, 59, 1968, 0.43491210814257314, 0.027836251041223115, 0.4172986037925067
+        ),
+        "denoise_gprgnn_dense": _jdr(
+            30, 200, 1653, 0.030706914884366387, 0.03316622852500861, 0.6706220865309668
+        ),
     },
     "photo": {
-        "denoise": _jdr(6, 467, 1867, 0.47876709555894303, 0.07080250297320978,
-                        0.34382001406079066),
-        "denoise_gprgnn": _jdr(4, 433, 1719, 0.4129790105374149, 0.11539506369242114,
-                               0.23121395303184444),
-        "denoise_dense": _jdr(6, 430, 482, 0.37440288218598367, 0.1520349936653776,
-                              0.11596623906096304),
-        "denoise_gprgnn_dense": _jdr(3, 440, 512, 0.08638595723925718, 0.4971948458107113,
-                                     0.3676498250484955),
+        "denoise": _jdr(
+            6, 467, 1867, 0.47876709555894303, 0.07080250297320978, 0.34382001406079066
+        ),
+        "denoise_gprgnn": _jdr(
+            4, 433, 1719, 0.4129790105374149, 0.11539506369242114, 0.23121395303184444
+        ),
+        "denoise_dense": _jdr(
+            6, 430, 482, 0.37440288218598367, 0.1520349936653776, 0.11596623906096304
+        ),
+        "denoise_gprgnn_dense": _jdr(
+            3, 440, 512, 0.08638595723925718, 0.4971948458107113, 0.3676498250484955
+        ),
     },
     "chameleon": {
-        "denoise": _jdr(3, 31, 1331, 0.06337266481028064, 0.48562572918265784,
-                        0.7551766260096617, abs_ordering=True),
-        "denoise_gprgnn": _jdr(3, 31, 1331, 0.06337266481028064, 0.48562572918265784,
-                               0.7551766260096617, abs_ordering=True),
-        "gprgnn_denoise": _jdr(7, 41, 1099, 0.06613668867536887, 0.37461080303027305,
-                               0.974530930615391, abs_ordering=True),
+        "denoise": _jdr(
+            3,
+            31,
+            1331,
+            0.06337266481028064,
+            0.48562572918265784,
+            0.7551766260096617,
+            abs_ordering=True,
+        ),
+        "denoise_gprgnn": _jdr(
+            3,
+            31,
+            1331,
+            0.06337266481028064,
+            0.48562572918265784,
+            0.7551766260096617,
+            abs_ordering=True,
+        ),
+        "gprgnn_denoise": _jdr(
+            7,
+            41,
+            1099,
+            0.06613668867536887,
+            0.37461080303027305,
+            0.974530930615391,
+            abs_ordering=True,
+        ),
     },
     "squirrel": {
-        "denoise": _jdr(2, 4, 1941, 0.40374436460978913, 0.010960372771840863,
-                        0.0216644760822563, abs_ordering=True),
-        "denoise_gprgnn": _jdr(2, 53, 1210, 0.23385697433373392, 0.49505692197817214,
-                               0.9641364814314056, abs_ordering=True),
+        "denoise": _jdr(
+            2,
+            4,
+            1941,
+            0.40374436460978913,
+            0.010960372771840863,
+            0.0216644760822563,
+            abs_ordering=True,
+        ),
+        "denoise_gprgnn": _jdr(
+            2,
+            53,
+            1210,
+            0.23385697433373392,
+            0.49505692197817214,
+            0.9641364814314056,
+            abs_ordering=True,
+        ),
     },
     "actor": {
-        "denoise": _jdr(29, 896, 14, 0.2977718472355053, 0.2345075814528786,
-                        0.21895954946442583, abs_ordering=True),
-        "denoise_gprgnn": _jdr(11, 1171, 791, 0.47560425628716174, 0.02833953077133672,
-                               0.2506666737534141, abs_ordering=True),
+        "denoise": _jdr(
+            29,
+            896,
+            14,
+            0.2977718472355053,
+            0.2345075814528786,
+            0.21895954946442583,
+            abs_ordering=True,
+        ),
+        "denoise_gprgnn": _jdr(
+            11,
+            1171,
+            791,
+            0.47560425628716174,
+            0.02833953077133672,
+            0.2506666737534141,
+            abs_ordering=True,
+        ),
     },
     "texas": {
-        "denoise": _jdr(20, 21, 183, 0.5138169562184633, 0.028104766857688212,
-                        0.8362577751788685),
-        "denoise_gprgnn": _jdr(1, 109, 36, 0.18226015435314885, 0.003671605785029908,
-                               0.2138978175473749, abs_ordering=True),
+        "denoise": _jdr(20, 21, 183, 0.5138169562184633, 0.028104766857688212, 0.8362577751788685),
+        "denoise_gprgnn": _jdr(
+            1,
+            109,
+            36,
+            0.18226015435314885,
+            0.003671605785029908,
+            0.2138978175473749,
+            abs_ordering=True,
+        ),
     },
     "cornell": {
-        "denoise": _jdr(17, 10, 125, 0.7944022854702982, 0.29827867165311706,
-                        0.11315841090987676, abs_ordering=True),
-        "denoise_gprgnn": _jdr(1, 39, 67, 0.48224099972465945, 0.4236419006100338,
-                               0.06825329708424743, abs_ordering=True),
+        "denoise": _jdr(
+            17,
+            10,
+            125,
+            0.7944022854702982,
+            0.29827867165311706,
+            0.11315841090987676,
+            abs_ordering=True,
+        ),
+        "denoise_gprgnn": _jdr(
+            1,
+            39,
+            67,
+            0.48224099972465945,
+            0.4236419006100338,
+            0.06825329708424743,
+            abs_ordering=True,
+        ),
     },
 }
 
@@ -292,8 +427,15 @@ class JDRPreset(TrainingPreset):
     def keeps_direction(self, dataset: str) -> bool:
         return _dataset_key(dataset) in self.directed_datasets
 
-    def config(self, dataset: str, model: str, *, rewired: bool = False, split: str = "sparse",
-               tuned_with: str | None = None) -> TrainConfig:
+    def config(
+        self,
+        dataset: str,
+        model: str,
+        *,
+        rewired: bool = False,
+        split: str = "sparse",
+        tuned_with: str | None = None,
+    ) -> TrainConfig:
         key, model = _dataset_key(dataset), _model_key(model)
         section = self.section(key, model, rewired=rewired, split=split, tuned_with=tuned_with)
         sections = _JDR_TRAINING.get(key, {})
@@ -303,11 +445,22 @@ class JDRPreset(TrainingPreset):
         source = f"jdr: {key}/{section}"
         if key not in _JDR_TRAINING:
             source += " (no settings for this dataset: defaults)"
-        return replace(TrainConfig(), **{k: v for k, v in overrides.items() if k in _TRAIN_FIELDS},
-                       model_params=model_params, source=source)
+        return replace(
+            TrainConfig(),
+            **{k: v for k, v in overrides.items() if k in _TRAIN_FIELDS},
+            model_params=model_params,
+            source=source,
+        )
 
-    def section(self, dataset: str, model: str, *, rewired: bool = False, split: str = "sparse",
-                tuned_with: str | None = None) -> str:
+    def section(
+        self,
+        dataset: str,
+        model: str,
+        *,
+        rewired: bool = False,
+        split: str = "sparse",
+        tuned_with: str | None = None,
+    ) -> str:
         """Name of the official yaml section for these arguments (e.g. ``"gcn_denoise_dense"``)."""
         key, model = _dataset_key(dataset), _model_key(model)
         if not rewired:
@@ -317,8 +470,9 @@ class JDRPreset(TrainingPreset):
         dense = "_dense" if split == "dense" and key in _JDR_DENSE_TUNED else ""
         return f"{model}_denoise{infix}{dense}"
 
-    def rewiring_params(self, dataset: str, model: str, split: str = "sparse", *,
-                        tuned_with: str | None = None) -> dict[str, Any]:
+    def rewiring_params(
+        self, dataset: str, model: str, split: str = "sparse", *, tuned_with: str | None = None
+    ) -> dict[str, Any]:
         """JDR's hyperparameters for this dataset, model and split (the paper's tuned values).
 
         Keys are keyword arguments of :class:`~rewirekit.methods.jdr.JDR` (``num_iterations``
@@ -337,8 +491,9 @@ def _tuned_with(model: str, tuned_with: str | None) -> str:
     if tuned_with is None:
         return model if model in ("gcn", "gprgnn") else "gcn"
     if tuned_with not in ("gcn", "gprgnn"):
-        raise RewireError(f"JDR settings were tuned with 'gcn' or 'gprgnn', got "
-                          f"tuned_with={tuned_with!r}.")
+        raise RewireError(
+            f"JDR settings were tuned with 'gcn' or 'gprgnn', got tuned_with={tuned_with!r}."
+        )
     return tuned_with
 
 
@@ -348,37 +503,50 @@ def _tuned_with(model: str, tuned_with: str | None) -> str:
 # is ``eta_x1 = 0`` (the input graph, resp. features, stay fixed and are returned); a value the
 # section leaves out is the official default (L_A = L_X = 100, rates 0.1, A_k = 64, no abs
 # ordering, offset 0), including ranks and rates a frozen side never uses.
-def _jdr_csbm(K: int, L_A: int, L_X: int, eta_A: float, eta_X1: float, eta_X2: float, *,
-              abs_ordering: bool = False, offset: int = 0) -> dict[str, Any]:
+def _jdr_csbm(
+    K: int,
+    L_A: int,
+    L_X: int,
+    eta_A: float,
+    eta_X1: float,
+    eta_X2: float,
+    *,
+    abs_ordering: bool = False,
+    offset: int = 0,
+) -> dict[str, Any]:
     return {**_jdr(K, L_A, L_X, eta_A, eta_X1, eta_X2, abs_ordering), "offset": offset}
 
 
 _A_ONLY = _jdr_csbm(80, 1, 1, 1.0, 0.0, 0.1, offset=1)  # phi = -0.25, -0.125, 0 share it
 _JDR_CSBM_REWIRING: dict[float, dict[str, Any]] = {
-    -1.0: _jdr_csbm(28, 100, 10, 0.0, 0.4818912545197043, 0.9163527723289776,
-                    abs_ordering=True, offset=1),
-    -0.875: _jdr_csbm(41, 5, 8, 0.10078597863875494, 0.47877174616552715, 0.8578439535582771,
-                      abs_ordering=True),
-    -0.75: _jdr_csbm(40, 6, 9, 0.04167156535338523, 0.4978232364766541, 0.8464865841987947,
-                     abs_ordering=True),
-    -0.625: _jdr_csbm(48, 6, 8, 0.036431457338565454, 0.4532912407456908, 0.8615425578802111,
-                      abs_ordering=True),
-    -0.5: _jdr_csbm(50, 9, 10, 0.18898472944428957, 0.4120705786826506, 0.9907039945845814,
-                    abs_ordering=True),
-    -0.375: _jdr_csbm(48, 8, 10, 0.8791904939833799, 0.9727270227563904, 0.7728972996987833,
-                      abs_ordering=True),
+    -1.0: _jdr_csbm(
+        28, 100, 10, 0.0, 0.4818912545197043, 0.9163527723289776, abs_ordering=True, offset=1
+    ),
+    -0.875: _jdr_csbm(
+        41, 5, 8, 0.10078597863875494, 0.47877174616552715, 0.8578439535582771, abs_ordering=True
+    ),
+    -0.75: _jdr_csbm(
+        40, 6, 9, 0.04167156535338523, 0.4978232364766541, 0.8464865841987947, abs_ordering=True
+    ),
+    -0.625: _jdr_csbm(
+        48, 6, 8, 0.036431457338565454, 0.4532912407456908, 0.8615425578802111, abs_ordering=True
+    ),
+    -0.5: _jdr_csbm(
+        50, 9, 10, 0.18898472944428957, 0.4120705786826506, 0.9907039945845814, abs_ordering=True
+    ),
+    -0.375: _jdr_csbm(
+        48, 8, 10, 0.8791904939833799, 0.9727270227563904, 0.7728972996987833, abs_ordering=True
+    ),
     -0.25: _A_ONLY,
     -0.125: _A_ONLY,
     0.0: _A_ONLY,
     0.125: _jdr_csbm(76, 1, 100, 0.6500797574847959, 0.0, 0.1, offset=1),
     0.25: _jdr_csbm(33, 1, 100, 0.9513645812336632, 0.0, 0.1, offset=1),
-    0.375: _jdr_csbm(18, 10, 10, 0.8557781406147174, 0.022956366232461445,
-                     0.22808822759496503),
+    0.375: _jdr_csbm(18, 10, 10, 0.8557781406147174, 0.022956366232461445, 0.22808822759496503),
     0.5: _jdr_csbm(18, 10, 9, 0.4153733169247, 0.26272623416138347, 0.879807920047282),
     0.625: _jdr_csbm(22, 8, 7, 0.26407932521204397, 0.3398758800014407, 0.8071688726539085),
     0.75: _jdr_csbm(15, 7, 9, 0.05617812741072259, 0.4744313566984472, 0.777665774692833),
-    0.875: _jdr_csbm(16, 10, 8, 0.034635509093338956, 0.22768428736608404,
-                     0.9811013900728272),
+    0.875: _jdr_csbm(16, 10, 8, 0.034635509093338956, 0.22768428736608404, 0.9811013900728272),
     1.0: _jdr_csbm(80, 100, 1, 0.0, 1.0, 1.0, offset=1),
 }
 
@@ -409,10 +577,17 @@ def csbm_jdr_params(phi: float) -> dict[str, Any] | None:
 # ``Comm+Sim/gen_comsim.sh`` differs for two sets (Cornell lr 0.01; Texas hidden 32); the paper
 # is followed. ComFy's chameleon/squirrel are the filtered files of Platonov et al.
 _COMFY_LR_HIDDEN: dict[str, tuple[float, int]] = {
-    "cora": (0.01, 128), "citeseer": (0.01, 32), "pubmed": (0.01, 32),
-    "cornell": (0.001, 128), "texas": (0.001, 128), "wisconsin": (0.001, 128),
-    "chameleon": (0.001, 128), "squirrel": (0.001, 128), "actor": (0.001, 128),
-    "chameleon_filtered": (0.001, 128), "squirrel_filtered": (0.001, 128),
+    "cora": (0.01, 128),
+    "citeseer": (0.01, 32),
+    "pubmed": (0.01, 32),
+    "cornell": (0.001, 128),
+    "texas": (0.001, 128),
+    "wisconsin": (0.001, 128),
+    "chameleon": (0.001, 128),
+    "squirrel": (0.001, 128),
+    "actor": (0.001, 128),
+    "chameleon_filtered": (0.001, 128),
+    "squirrel_filtered": (0.001, 128),
 }
 # Sets the official loader wraps in ``NormalizeFeatures``; the heterophilous npz files are not.
 _COMFY_NORMALIZED = frozenset({"cora", "citeseer", "pubmed", "computers", "photo"})
@@ -436,16 +611,24 @@ class ComFyPreset(TrainingPreset):
 
     name = "comfy"
 
-    def config(self, dataset: str, model: str, *, rewired: bool = False,
-               split: str = "sparse") -> TrainConfig:
+    def config(
+        self, dataset: str, model: str, *, rewired: bool = False, split: str = "sparse"
+    ) -> TrainConfig:
         key, model = _dataset_key(dataset), _model_key(model)
         lr, hidden = _COMFY_LR_HIDDEN.get(key, (0.01, 32))
         found = "" if key in _COMFY_LR_HIDDEN else " (no settings for this dataset: defaults)"
-        return TrainConfig(lr=lr, weight_decay=5e-4, hidden=hidden, dropout=0.0,
-                           model_params={"dprate": 0.0} if model == "gprgnn" else {},
-                           max_epochs=100, early_stopping="none", eval_at="last",
-                           normalize_features=key in _COMFY_NORMALIZED,
-                           source=f"comfy: {key}{found}")
+        return TrainConfig(
+            lr=lr,
+            weight_decay=5e-4,
+            hidden=hidden,
+            dropout=0.0,
+            model_params={"dprate": 0.0} if model == "gprgnn" else {},
+            max_epochs=100,
+            early_stopping="none",
+            eval_at="last",
+            normalize_features=key in _COMFY_NORMALIZED,
+            source=f"comfy: {key}{found}",
+        )
 
 
 TRAINING_PRESETS: dict[str, TrainingPreset] = {"jdr": JDRPreset(), "comfy": ComFyPreset()}
@@ -460,6 +643,7 @@ def get_training_preset(name: str) -> TrainingPreset:
     """The training preset called ``name`` (``"jdr"`` or ``"comfy"``)."""
     key = str(name).lower()
     if key not in TRAINING_PRESETS:
-        raise RewireError(f"unknown training preset {name!r}; choose one of: "
-                          f"{', '.join(TRAINING_PRESETS)}.")
+        raise RewireError(
+            f"unknown training preset {name!r}; choose one of: {', '.join(TRAINING_PRESETS)}."
+        )
     return TRAINING_PRESETS[key]

@@ -1,4 +1,5 @@
 """A rich progress bar the benchmark runner can drive."""
+
 from __future__ import annotations
 
 from rich.console import Console
@@ -13,8 +14,14 @@ class RichProgress:
     """
 
     def __init__(self, console: Console | None = None) -> None:
-        self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                             TimeElapsedColumn(), console=console or Console(stderr=True), transient=True)
+        self._bar = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console or Console(stderr=True),
+            transient=True,
+        )
         self._task = None
 
     def __enter__(self) -> RichProgress:

@@ -1,11 +1,12 @@
 """Aggregate stored runs into summary rows and render them as a table, Markdown or CSV."""
+
 from __future__ import annotations
 
 import csv
 import io
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-from typing import Iterable
 
 import numpy as np
 from rich.table import Table
@@ -53,12 +54,23 @@ def summarize_records(records: Iterable[RunRecord]) -> list[SummaryRow]:
     rows = []
     for (dataset, split, training, model, method), runs in groups.items():
         summary = summarize([100 * r.test_acc for r in runs])
-        rows.append(SummaryRow(
-            dataset, split, training, model, method, summary.n, summary.mean, summary.ci_low,
-            summary.ci_high, summary.two_sigma,
-            float(np.mean([100 * r.val_acc for r in runs])),
-            float(np.mean([r.rewire_seconds for r in runs])),
-            float(np.mean([r.train_seconds for r in runs]))))
+        rows.append(
+            SummaryRow(
+                dataset,
+                split,
+                training,
+                model,
+                method,
+                summary.n,
+                summary.mean,
+                summary.ci_low,
+                summary.ci_high,
+                summary.two_sigma,
+                float(np.mean([100 * r.val_acc for r in runs])),
+                float(np.mean([r.rewire_seconds for r in runs])),
+                float(np.mean([r.train_seconds for r in runs])),
+            )
+        )
     return rows
 
 
@@ -99,28 +111,59 @@ def compare_to_baseline(records: Iterable[RunRecord], baseline: str = "none") ->
 
 
 def to_paired_table(rows: list[PairedRow]) -> Table:
-    table = Table(title="paired comparison with the baseline (same splits)",
-                  caption="Δ = method − baseline, test accuracy points; 95% bootstrap CI; "
-                          "Wilcoxon signed-rank p")
+    table = Table(
+        title="paired comparison with the baseline (same splits)",
+        caption="Δ = method − baseline, test accuracy points; 95% bootstrap CI; "
+        "Wilcoxon signed-rank p",
+    )
     for col in ("dataset", "split", "model", "method", "vs", "n", "Δ (95% CI)", "p", "W/L/T"):
         table.add_column(col, justify="left" if col in ("dataset", "method", "vs") else "right")
     for r in rows:
         c = r.comparison
-        table.add_row(r.dataset, r.split_preset, r.model, r.method, r.baseline, str(c.n),
-                      f"{c.mean_diff:+.2f} [{c.ci_low:+.2f}, {c.ci_high:+.2f}]",
-                      f"{c.p_value:.3g}", f"{c.wins}/{c.losses}/{c.ties}")
+        table.add_row(
+            r.dataset,
+            r.split_preset,
+            r.model,
+            r.method,
+            r.baseline,
+            str(c.n),
+            f"{c.mean_diff:+.2f} [{c.ci_low:+.2f}, {c.ci_high:+.2f}]",
+            f"{c.p_value:.3g}",
+            f"{c.wins}/{c.losses}/{c.ties}",
+        )
     return table
 
 
-_COLUMNS = ("dataset", "split", "training", "model", "method", "n", "test acc ± 95% CI",
-            "±2σ/√n", "val acc", "rewire s", "train s/run")
+_COLUMNS = (
+    "dataset",
+    "split",
+    "training",
+    "model",
+    "method",
+    "n",
+    "test acc ± 95% CI",
+    "±2σ/√n",
+    "val acc",
+    "rewire s",
+    "train s/run",
+)
 _GROUPING = 5  # the first five columns say which configuration a row is
 
 
 def _cells(row: SummaryRow) -> tuple[str, ...]:
-    return (row.dataset, row.split_preset, row.training_preset, row.model, row.method, str(row.n),
-            f"{row.mean:.2f} ± {row.ci_half_width:.2f}", f"{row.two_sigma:.2f}",
-            f"{row.val_mean:.2f}", f"{row.rewire_seconds:.3f}", f"{row.train_seconds:.2f}")
+    return (
+        row.dataset,
+        row.split_preset,
+        row.training_preset,
+        row.model,
+        row.method,
+        str(row.n),
+        f"{row.mean:.2f} ± {row.ci_half_width:.2f}",
+        f"{row.two_sigma:.2f}",
+        f"{row.val_mean:.2f}",
+        f"{row.rewire_seconds:.3f}",
+        f"{row.train_seconds:.2f}",
+    )
 
 
 def to_rich_table(rows: list[SummaryRow], title: str | None = None) -> Table:
@@ -137,8 +180,9 @@ def to_rich_table(rows: list[SummaryRow], title: str | None = None) -> Table:
     return table
 
 
-def to_sweep_table(points: list[tuple[float, SummaryRow]], xlabel: str = "φ",
-                   title: str | None = None) -> Table:
+def to_sweep_table(
+    points: list[tuple[float, SummaryRow]], xlabel: str = "φ", title: str | None = None
+) -> Table:
     """Pivot of a sweep: one row per swept value, one column per (model, method)."""
     series = list(dict.fromkeys(f"{r.model} + {r.method}" for _, r in points))
     grid: dict[float, dict[str, SummaryRow]] = defaultdict(dict)
@@ -150,8 +194,13 @@ def to_sweep_table(points: list[tuple[float, SummaryRow]], xlabel: str = "φ",
         table.add_column(name, justify="right")
     for x in sorted(grid):
         row = grid[x]
-        table.add_row(f"{x:+.3f}", *(f"{row[s].mean:.2f} ± {row[s].ci_half_width:.2f}"
-                                     if s in row else "—" for s in series))
+        table.add_row(
+            f"{x:+.3f}",
+            *(
+                f"{row[s].mean:.2f} ± {row[s].ci_half_width:.2f}" if s in row else "—"
+                for s in series
+            ),
+        )
     return table
 
 

@@ -3,11 +3,13 @@
 A run is resumable: rows already in the :class:`~rewirekit.bench.store.ResultStore`
 are skipped, and a dataset is neither loaded nor rewired when all its rows exist.
 """
+
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Protocol
+from typing import Any, Protocol
 
 import torch
 from torch_geometric.data import Data
@@ -79,8 +81,13 @@ class Progress(Protocol):
     def advance(self, description: str) -> None: ...
 
 
-def run_benchmark(spec: BenchmarkSpec, store: ResultStore, progress: Progress | None = None,
-                  *, num_threads: int | None = 1) -> list[RunRecord]:
+def run_benchmark(
+    spec: BenchmarkSpec,
+    store: ResultStore,
+    progress: Progress | None = None,
+    *,
+    num_threads: int | None = 1,
+) -> list[RunRecord]:
     """Run every missing row of ``spec`` into ``store``; return all rows of ``spec``.
 
     Graphs are standardised (:func:`~rewirekit.datasets.standardize`): undirected without
@@ -111,21 +118,42 @@ def run_benchmark(spec: BenchmarkSpec, store: ResultStore, progress: Progress | 
     records: list[RunRecord] = []
     prepared: dict[tuple[str, bool], Data] = {}
     for dataset, model, method in cells:
-        keys = [RunKey(dataset.key, split_preset.name, split_id, method.name, method.params_hash,
-                       model, spec.training_preset, seed)
-                for split_id in range(num_splits) for seed in spec.seeds]
+        keys = [
+            RunKey(
+                dataset.key,
+                split_preset.name,
+                split_id,
+                method.name,
+                method.params_hash,
+                model,
+                spec.training_preset,
+                seed,
+            )
+            for split_id in range(num_splits)
+            for seed in spec.seeds
+        ]
         missing = [k for k in keys if k not in store]
         if progress is not None:
             for _ in range(len(keys) - len(missing)):
                 progress.advance(f"{dataset.key} {model} {method.label} (stored)")
         if missing:
-            undirected = not (training.keeps_direction(dataset.preset_name)
-                              and method_class(method.name).supports_directed)
+            undirected = not (
+                training.keeps_direction(dataset.preset_name)
+                and method_class(method.name).supports_directed
+            )
             if (dataset.key, undirected) not in prepared:
                 graph = standardize(dataset.load(), undirected=undirected)
                 prepared[dataset.key, undirected] = split_preset.prepare(graph)
-            for record in _run_cell(prepared[dataset.key, undirected], dataset, model, method,
-                                    missing, split_preset, training, versions):
+            for record in _run_cell(
+                prepared[dataset.key, undirected],
+                dataset,
+                model,
+                method,
+                missing,
+                split_preset,
+                training,
+                versions,
+            ):
                 store.put(record)
                 if progress is not None:
                     progress.advance(f"{dataset.key} {model} {method.label}")
@@ -133,9 +161,16 @@ def run_benchmark(spec: BenchmarkSpec, store: ResultStore, progress: Progress | 
     return records
 
 
-def _run_cell(data: Data, dataset: DatasetSpec, model: str, method: MethodSpec,
-              keys: list[RunKey], split_preset: Any, training: Any,
-              versions: dict[str, str]) -> Iterator[RunRecord]:
+def _run_cell(
+    data: Data,
+    dataset: DatasetSpec,
+    model: str,
+    method: MethodSpec,
+    keys: list[RunKey],
+    split_preset: Any,
+    training: Any,
+    versions: dict[str, str],
+) -> Iterator[RunRecord]:
     rewired = method.name != "none"
     data = training.prepare(data, dataset.preset_name, model, rewired=rewired)
     start = time.perf_counter()
@@ -144,10 +179,25 @@ def _run_cell(data: Data, dataset: DatasetSpec, model: str, method: MethodSpec,
     config = training.config(dataset.preset_name, model, rewired=rewired, split=split_preset.name)
     for key in keys:
         train_mask, val_mask, test_mask = split_preset.split(data, key.split_id, dataset.key)
-        result = train_node_classifier(data, train_mask, val_mask, test_mask, model, config,
-                                       seed=1000 * key.seed + key.split_id)
-        yield RunRecord(key, method.params, result.test_acc, result.val_acc, rewire_seconds,
-                        result.seconds, result.epochs_run, versions)
+        result = train_node_classifier(
+            data,
+            train_mask,
+            val_mask,
+            test_mask,
+            model,
+            config,
+            seed=1000 * key.seed + key.split_id,
+        )
+        yield RunRecord(
+            key,
+            method.params,
+            result.test_acc,
+            result.val_acc,
+            rewire_seconds,
+            result.seconds,
+            result.epochs_run,
+            versions,
+        )
 
 
 def _as_filter(key: RunKey) -> dict[str, Any]:

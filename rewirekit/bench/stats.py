@@ -10,11 +10,13 @@ The two papers report spread differently, so a :class:`Summary` carries both:
 
 Values are summarised as given: percent or fraction, nothing is rescaled.
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, Sequence
+from typing import Literal
 
 import numpy as np
 from scipy import stats
@@ -72,8 +74,13 @@ class PairedComparison:
     ties: int
 
 
-def summarize(values: Sequence[float] | np.ndarray, *, n_boot: int = 1000, seed: int = 0,
-              method: BootstrapMethod = "percentile") -> Summary:
+def summarize(
+    values: Sequence[float] | np.ndarray,
+    *,
+    n_boot: int = 1000,
+    seed: int = 0,
+    method: BootstrapMethod = "percentile",
+) -> Summary:
     """Mean, standard deviation and the 95% bootstrap CI of the mean of ``values``.
 
     Args:
@@ -94,13 +101,25 @@ def summarize(values: Sequence[float] | np.ndarray, *, n_boot: int = 1000, seed:
         return Summary(1, mean, nan, nan, nan, nan, nan)
     std = float(x.std())
     low, high = _bootstrap_ci(x, n_boot, seed, method)
-    return Summary(int(x.size), mean, std, low, high, max(high - mean, mean - low),
-                   2.0 * std / math.sqrt(x.size))
+    return Summary(
+        int(x.size),
+        mean,
+        std,
+        low,
+        high,
+        max(high - mean, mean - low),
+        2.0 * std / math.sqrt(x.size),
+    )
 
 
-def paired_comparison(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, *,
-                      n_boot: int = 1000, seed: int = 0,
-                      method: BootstrapMethod = "percentile") -> PairedComparison:
+def paired_comparison(
+    a: Sequence[float] | np.ndarray,
+    b: Sequence[float] | np.ndarray,
+    *,
+    n_boot: int = 1000,
+    seed: int = 0,
+    method: BootstrapMethod = "percentile",
+) -> PairedComparison:
     """Compare two methods run on the same splits: ``a[i]`` and ``b[i]`` share split ``i``.
 
     Returns the mean difference ``a - b`` with its 95% bootstrap CI, the two-sided Wilcoxon
@@ -108,8 +127,10 @@ def paired_comparison(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.n
     """
     x, y = _as_array(a, "a"), _as_array(b, "b")
     if x.shape != y.shape:
-        raise RewireError(f"paired values need one value per shared split: a has {x.size}, "
-                          f"b has {y.size}; align both on the same split ids.")
+        raise RewireError(
+            f"paired values need one value per shared split: a has {x.size}, "
+            f"b has {y.size}; align both on the same split ids."
+        )
     diff = x - y
     wins, losses = int((diff > 0).sum()), int((diff < 0).sum())
     ties = int(diff.size) - wins - losses
@@ -120,8 +141,9 @@ def paired_comparison(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.n
         p_value = 1.0
     else:
         p_value = float(stats.wilcoxon(x, y).pvalue)
-    return PairedComparison(summary.n, summary.mean, summary.ci_low, summary.ci_high, p_value,
-                            wins, losses, ties)
+    return PairedComparison(
+        summary.n, summary.mean, summary.ci_low, summary.ci_high, p_value, wins, losses, ties
+    )
 
 
 def intervals_overlap(lo1: float, hi1: float, lo2: float, hi2: float) -> bool:
@@ -131,29 +153,38 @@ def intervals_overlap(lo1: float, hi1: float, lo2: float, hi2: float) -> bool:
     """
     for lo, hi in ((lo1, hi1), (lo2, hi2)):
         if not lo <= hi:
-            raise RewireError(f"an interval needs lo <= hi, got [{lo}, {hi}]; pass the lower "
-                              "bound first.")
+            raise RewireError(
+                f"an interval needs lo <= hi, got [{lo}, {hi}]; pass the lower bound first."
+            )
     return lo1 <= hi2 and lo2 <= hi1
 
 
-def _bootstrap_ci(x: np.ndarray, n_boot: int, seed: int,
-                  method: BootstrapMethod) -> tuple[float, float]:
+def _bootstrap_ci(
+    x: np.ndarray, n_boot: int, seed: int, method: BootstrapMethod
+) -> tuple[float, float]:
     if n_boot < 1:
         raise RewireError(f"n_boot must be >= 1, got {n_boot}.")
     if method not in ("percentile", "BCa"):
         raise RewireError(f"method must be 'percentile' or 'BCa', got {method!r}.")
     if np.ptp(x) == 0:  # every resample has the same mean; BCa would be undefined
         return float(x.mean()), float(x.mean())
-    result = stats.bootstrap((x,), np.mean, n_resamples=n_boot, confidence_level=0.95,
-                             method=method, rng=np.random.default_rng(seed))
+    result = stats.bootstrap(
+        (x,),
+        np.mean,
+        n_resamples=n_boot,
+        confidence_level=0.95,
+        method=method,
+        rng=np.random.default_rng(seed),
+    )
     return float(result.confidence_interval.low), float(result.confidence_interval.high)
 
 
 def _as_array(values: Sequence[float] | np.ndarray, name: str) -> np.ndarray:
     x = np.asarray(values, dtype=float)
     if x.ndim != 1 or x.size == 0:
-        raise RewireError(f"{name} must be a non-empty 1-d sequence of numbers, got shape "
-                          f"{x.shape}.")
+        raise RewireError(
+            f"{name} must be a non-empty 1-d sequence of numbers, got shape {x.shape}."
+        )
     if not np.isfinite(x).all():
         raise RewireError(f"{name} contains NaN or infinite values; drop failed runs first.")
     return x

@@ -6,6 +6,7 @@ leaves a readable file; re-running the benchmark skips the rows already there.
 Rows travel between machines as CSV (:meth:`ResultStore.export_csv` /
 :meth:`ResultStore.import_csv`, gzip-compressed when the name ends in ``.gz``).
 """
+
 from __future__ import annotations
 
 import csv
@@ -15,9 +16,10 @@ import io
 import json
 import sqlite3
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from rewirekit.errors import RewireError
 
@@ -79,8 +81,15 @@ class RunRecord:
 
 
 _KEY_COLUMNS = [f.name for f in fields(RunKey)]
-_CSV_COLUMNS = _KEY_COLUMNS + ["params", "test_acc", "val_acc", "rewire_seconds",
-                               "train_seconds", "epochs", "versions"]
+_CSV_COLUMNS = _KEY_COLUMNS + [
+    "params",
+    "test_acc",
+    "val_acc",
+    "rewire_seconds",
+    "train_seconds",
+    "epochs",
+    "versions",
+]
 
 
 def package_versions() -> dict[str, str]:
@@ -92,9 +101,13 @@ def package_versions() -> dict[str, str]:
 
     import rewirekit
 
-    return {"rewirekit": rewirekit.__version__, "torch": torch.__version__,
-            "torch_geometric": torch_geometric.__version__, "numpy": numpy.__version__,
-            "scipy": scipy.__version__}
+    return {
+        "rewirekit": rewirekit.__version__,
+        "torch": torch.__version__,
+        "torch_geometric": torch_geometric.__version__,
+        "numpy": numpy.__version__,
+        "scipy": scipy.__version__,
+    }
 
 
 class ResultStore:
@@ -114,8 +127,9 @@ class ResultStore:
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._conn.execute(_SCHEMA)
         except sqlite3.DatabaseError as err:
-            raise RewireError(f"cannot open result store {self.path}: {err}; "
-                              "pass another --store path.") from err
+            raise RewireError(
+                f"cannot open result store {self.path}: {err}; pass another --store path."
+            ) from err
 
     def close(self) -> None:
         self._conn.close()
@@ -131,14 +145,24 @@ class ResultStore:
 
     def __contains__(self, key: RunKey) -> bool:
         where = " AND ".join(f"{c} = ?" for c in _KEY_COLUMNS)
-        row = self._conn.execute(f"SELECT 1 FROM results WHERE {where}", astuple_key(key)).fetchone()
+        row = self._conn.execute(
+            f"SELECT 1 FROM results WHERE {where}", astuple_key(key)
+        ).fetchone()
         return row is not None
 
     def put(self, record: RunRecord) -> None:
         """Insert one finished run and commit it at once (replaces an equal key)."""
-        values = (*astuple_key(record.key), json.dumps(record.params, sort_keys=True, default=str),
-                  record.test_acc, record.val_acc, record.rewire_seconds, record.train_seconds,
-                  record.epochs, json.dumps(record.versions, sort_keys=True), time.time())
+        values = (
+            *astuple_key(record.key),
+            json.dumps(record.params, sort_keys=True, default=str),
+            record.test_acc,
+            record.val_acc,
+            record.rewire_seconds,
+            record.train_seconds,
+            record.epochs,
+            json.dumps(record.versions, sort_keys=True),
+            time.time(),
+        )
         marks = ", ".join("?" * len(values))
         self._conn.execute(f"INSERT OR REPLACE INTO results VALUES ({marks})", values)
 
@@ -152,10 +176,18 @@ class ResultStore:
             writer = csv.writer(handle)
             writer.writerow(_CSV_COLUMNS)
             for r in rows:
-                writer.writerow([*astuple_key(r.key), json.dumps(r.params, sort_keys=True),
-                                 repr(r.test_acc), repr(r.val_acc), repr(r.rewire_seconds),
-                                 repr(r.train_seconds), r.epochs,
-                                 json.dumps(r.versions, sort_keys=True)])
+                writer.writerow(
+                    [
+                        *astuple_key(r.key),
+                        json.dumps(r.params, sort_keys=True),
+                        repr(r.test_acc),
+                        repr(r.val_acc),
+                        repr(r.rewire_seconds),
+                        repr(r.train_seconds),
+                        r.epochs,
+                        json.dumps(r.versions, sort_keys=True),
+                    ]
+                )
         return len(rows)
 
     def import_csv(self, path: str | Path) -> int:
@@ -165,18 +197,32 @@ class ResultStore:
         with _open_text(path, "r") as handle:
             reader = csv.DictReader(handle)
             if reader.fieldnames != _CSV_COLUMNS:
-                raise RewireError(f"{path} is not a result export: its columns are "
-                                  f"{reader.fieldnames}, expected {_CSV_COLUMNS}.")
+                raise RewireError(
+                    f"{path} is not a result export: its columns are "
+                    f"{reader.fieldnames}, expected {_CSV_COLUMNS}."
+                )
             added = 0
             for row in reader:
-                key = RunKey(**{c: int(row[c]) if c in ("split_id", "seed") else row[c]
-                                for c in _KEY_COLUMNS})
+                key = RunKey(
+                    **{
+                        c: int(row[c]) if c in ("split_id", "seed") else row[c]
+                        for c in _KEY_COLUMNS
+                    }
+                )
                 if key in self:
                     continue
-                self.put(RunRecord(key, json.loads(row["params"]), float(row["test_acc"]),
-                                   float(row["val_acc"]), float(row["rewire_seconds"]),
-                                   float(row["train_seconds"]), int(row["epochs"]),
-                                   json.loads(row["versions"])))
+                self.put(
+                    RunRecord(
+                        key,
+                        json.loads(row["params"]),
+                        float(row["test_acc"]),
+                        float(row["val_acc"]),
+                        float(row["rewire_seconds"]),
+                        float(row["train_seconds"]),
+                        int(row["epochs"]),
+                        json.loads(row["versions"]),
+                    )
+                )
                 added += 1
         return added
 
@@ -184,16 +230,26 @@ class ResultStore:
         """All rows, optionally filtered by key columns (e.g. ``dataset="cora"``)."""
         unknown = set(filters) - set(_KEY_COLUMNS)
         if unknown:
-            raise RewireError(f"cannot filter results by {sorted(unknown)}; "
-                              f"use one of {_KEY_COLUMNS}.")
+            raise RewireError(
+                f"cannot filter results by {sorted(unknown)}; use one of {_KEY_COLUMNS}."
+            )
         where = " AND ".join(f"{c} = ?" for c in filters) or "1"
         query = f"SELECT * FROM results WHERE {where} ORDER BY {', '.join(_KEY_COLUMNS)}"
         for row in self._conn.execute(query, tuple(filters.values())):
-            key = RunKey(*row[:len(_KEY_COLUMNS)])
-            (params, test_acc, val_acc, rewire_s, train_s, epochs,
-             versions, _created) = row[len(_KEY_COLUMNS):]
-            yield RunRecord(key, json.loads(params), test_acc, val_acc, rewire_s, train_s,
-                            epochs, json.loads(versions))
+            key = RunKey(*row[: len(_KEY_COLUMNS)])
+            (params, test_acc, val_acc, rewire_s, train_s, epochs, versions, _created) = row[
+                len(_KEY_COLUMNS) :
+            ]
+            yield RunRecord(
+                key,
+                json.loads(params),
+                test_acc,
+                val_acc,
+                rewire_s,
+                train_s,
+                epochs,
+                json.loads(versions),
+            )
 
 
 def _open_text(path: Path, mode: str) -> io.TextIOBase:

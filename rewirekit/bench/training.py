@@ -17,6 +17,7 @@ The JDR code permutes the node order once before training ("random_sort"). Full-
 is permutation-equivariant, so this changes nothing but which nodes a given split seed draws;
 splits here come from the split presets, so the permutation is not replicated.
 """
+
 from __future__ import annotations
 
 import math
@@ -81,11 +82,14 @@ class TrainConfig:
         if self.max_epochs < 1:
             raise RewireError(f"max_epochs must be >= 1, got {self.max_epochs!r}.")
         if self.early_stopping not in ("gprgnn", "digl", "none"):
-            raise RewireError(f"early_stopping must be 'gprgnn', 'digl' or 'none', "
-                              f"got {self.early_stopping!r}.")
+            raise RewireError(
+                f"early_stopping must be 'gprgnn', 'digl' or 'none', got {self.early_stopping!r}."
+            )
         if self.early_stopping != "none" and self.patience < 1:
-            raise RewireError(f"early stopping {self.early_stopping!r} needs patience >= 1, got "
-                              f"{self.patience!r}; or set early_stopping='none'.")
+            raise RewireError(
+                f"early stopping {self.early_stopping!r} needs patience >= 1, got "
+                f"{self.patience!r}; or set early_stopping='none'."
+            )
         if self.criterion not in ("loss", "acc"):
             raise RewireError(f"criterion must be 'loss' or 'acc', got {self.criterion!r}.")
         if self.eval_at not in ("best", "last"):
@@ -140,13 +144,21 @@ class _Tracker:
         if cfg.early_stopping == "gprgnn":
             self.val_losses.append(val_loss)
             if epoch > cfg.patience:
-                window = self.val_losses[-cfg.patience - 1:-1]
+                window = self.val_losses[-cfg.patience - 1 : -1]
                 return val_loss > sum(window) / cfg.patience
         return False
 
 
-def train_node_classifier(data: Data, train_mask: Tensor, val_mask: Tensor, test_mask: Tensor,
-                          model: str, config: TrainConfig, *, seed: int) -> TrainResult:
+def train_node_classifier(
+    data: Data,
+    train_mask: Tensor,
+    val_mask: Tensor,
+    test_mask: Tensor,
+    model: str,
+    config: TrainConfig,
+    *,
+    seed: int,
+) -> TrainResult:
     """Train ``model`` on ``data`` full-batch with Adam and cross-entropy; evaluate every epoch.
 
     ``data.edge_weight`` is used when present. The run is deterministic given ``seed``
@@ -167,14 +179,25 @@ def train_node_classifier(data: Data, train_mask: Tensor, val_mask: Tensor, test
         seed: seed of this run.
     """
     x, y, edge_index, edge_weight = _graph_tensors(data)
-    train_idx, val_idx, test_idx = (_mask_index(mask, name, y) for mask, name in
-                                    ((train_mask, "train_mask"), (val_mask, "val_mask"),
-                                     (test_mask, "test_mask")))
+    train_idx, val_idx, test_idx = (
+        _mask_index(mask, name, y)
+        for mask, name in (
+            (train_mask, "train_mask"),
+            (val_mask, "val_mask"),
+            (test_mask, "test_mask"),
+        )
+    )
     y_train, y_val, y_test = y[train_idx], y[val_idx], y[test_idx]
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
-        net = build_model(model, x.size(1), int(y.max()) + 1, hidden=config.hidden,
-                          dropout=config.dropout, **config.model_params)
+        net = build_model(
+            model,
+            x.size(1),
+            int(y.max()) + 1,
+            hidden=config.hidden,
+            dropout=config.dropout,
+            **config.model_params,
+        )
         optimizer = torch.optim.Adam(_param_groups(net, config), lr=config.lr)
         tracker = _Tracker(config)
         start = time.perf_counter()
@@ -191,9 +214,13 @@ def train_node_classifier(data: Data, train_mask: Tensor, val_mask: Tensor, test
             with torch.no_grad():
                 logits = net(x, edge_index, edge_weight)
                 val_logits = logits[val_idx]
-                stats = torch.stack([F.cross_entropy(val_logits, y_val),
-                                     (val_logits.argmax(-1) == y_val).sum(),
-                                     (logits[test_idx].argmax(-1) == y_test).sum()])
+                stats = torch.stack(
+                    [
+                        F.cross_entropy(val_logits, y_val),
+                        (val_logits.argmax(-1) == y_val).sum(),
+                        (logits[test_idx].argmax(-1) == y_test).sum(),
+                    ]
+                )
             val_loss, val_correct, test_correct = stats.tolist()  # the epoch's only sync
             val_acc, test_acc = val_correct / y_val.numel(), test_correct / y_test.numel()
             if tracker.update(epoch, val_loss, val_acc, test_acc):
@@ -218,23 +245,29 @@ def _param_groups(net: NodeClassifier, config: TrainConfig) -> list[dict[str, An
     decayed = [p for p in source.parameters() if id(p) not in exempt]
     decayed_ids = {id(p) for p in decayed}
     rest = [p for p in net.parameters() if id(p) not in decayed_ids]
-    groups = [{"params": decayed, "weight_decay": config.weight_decay},
-              {"params": rest, "weight_decay": 0.0}]
+    groups = [
+        {"params": decayed, "weight_decay": config.weight_decay},
+        {"params": rest, "weight_decay": 0.0},
+    ]
     return [group for group in groups if group["params"]]
 
 
 def _graph_tensors(data: Data) -> tuple[Tensor, Tensor, Tensor, Tensor | None]:
     for key in ("x", "y", "edge_index"):
         if getattr(data, key, None) is None:
-            raise RewireError(f"data has no {key!r}; node classification needs x, y and "
-                              "edge_index.")
+            raise RewireError(
+                f"data has no {key!r}; node classification needs x, y and edge_index."
+            )
     x, y = data.x, data.y
     if not x.is_floating_point():
-        raise RewireError(f"data.x must be a float tensor, got {x.dtype}; convert with "
-                          "data.x = data.x.float().")
+        raise RewireError(
+            f"data.x must be a float tensor, got {x.dtype}; convert with data.x = data.x.float()."
+        )
     if y.dim() != 1 or y.is_floating_point() or y.size(0) != x.size(0):
-        raise RewireError(f"data.y must hold one integer class per node (shape [{x.size(0)}]), "
-                          f"got dtype {y.dtype} and shape {list(y.shape)}.")
+        raise RewireError(
+            f"data.y must hold one integer class per node (shape [{x.size(0)}]), "
+            f"got dtype {y.dtype} and shape {list(y.shape)}."
+        )
     edge_weight = getattr(data, "edge_weight", None)
     if edge_weight is not None:
         edge_weight = edge_weight.to(x.dtype)
@@ -255,13 +288,16 @@ def _sparse_if_mostly_zero(x: Tensor) -> Tensor:
 
 def _mask_index(mask: Tensor, name: str, y: Tensor) -> Tensor:
     if not isinstance(mask, Tensor) or mask.dtype != torch.bool or mask.shape != y.shape:
-        raise RewireError(f"{name} must be a boolean tensor of shape [{y.size(0)}] (one entry "
-                          f"per node); got {getattr(mask, 'dtype', type(mask))} with shape "
-                          f"{list(getattr(mask, 'shape', []))}.")
+        raise RewireError(
+            f"{name} must be a boolean tensor of shape [{y.size(0)}] (one entry "
+            f"per node); got {getattr(mask, 'dtype', type(mask))} with shape "
+            f"{list(getattr(mask, 'shape', []))}."
+        )
     index = mask.nonzero().view(-1)
     if index.numel() == 0:
         raise RewireError(f"{name} selects no node; every split part needs at least one node.")
     if bool((y[index] < 0).any()):
-        raise RewireError(f"{name} selects nodes without a label (y < 0); drop them from the "
-                          "split.")
+        raise RewireError(
+            f"{name} selects nodes without a label (y < 0); drop them from the split."
+        )
     return index

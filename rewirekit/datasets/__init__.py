@@ -1,15 +1,43 @@
 """Datasets for benchmarking: real graphs (offline-capable), synthetic generators, split presets."""
-from rewirekit.datasets.loaders import (DatasetInfo, DatasetUnavailable, available_offline,
-                                        canonical_name, list_datasets, load, standardize)
-from rewirekit.datasets.splits import (SPLIT_PRESETS, ClassBalancedSplit, LargestComponentSplit,
-                                       ShippedSplit, SplitPreset, get_split_preset,
-                                       largest_component, list_split_presets)
+
+from rewirekit.datasets.loaders import (
+    DatasetInfo,
+    DatasetUnavailable,
+    available_offline,
+    canonical_name,
+    list_datasets,
+    load,
+    standardize,
+)
+from rewirekit.datasets.splits import (
+    SPLIT_PRESETS,
+    ClassBalancedSplit,
+    LargestComponentSplit,
+    ShippedSplit,
+    SplitPreset,
+    get_split_preset,
+    largest_component,
+    list_split_presets,
+)
 from rewirekit.datasets.synthetic import CSBM_PHI_GRID, aligned_sbm, csbm
 
 __all__ = [
-    "load", "canonical_name", "list_datasets", "available_offline", "standardize", "DatasetInfo",
+    "load",
+    "canonical_name",
+    "list_datasets",
+    "available_offline",
+    "standardize",
+    "DatasetInfo",
     "DatasetUnavailable",
-    "csbm", "aligned_sbm", "CSBM_PHI_GRID",
-    "get_split_preset", "list_split_presets", "SPLIT_PRESETS", "SplitPreset",
-    "ClassBalancedSplit", "LargestComponentSplit", "ShippedSplit", "largest_component",
+    "csbm",
+    "aligned_sbm",
+    "CSBM_PHI_GRID",
+    "get_split_preset",
+    "list_split_presets",
+    "SPLIT_PRESETS",
+    "SplitPreset",
+    "ClassBalancedSplit",
+    "LargestComponentSplit",
+    "ShippedSplit",
+    "largest_component",
 ]

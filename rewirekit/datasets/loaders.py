@@ -16,6 +16,7 @@ Chameleon and Squirrel are the geom-gcn graphs (``geom_gcn_preprocess=True``). T
 combined geom-gcn labels with the raw WikipediaNetwork edges, whose files are not in the
 offline folder; compare numbers with that difference in mind.
 """
+
 from __future__ import annotations
 
 import copy
@@ -30,8 +31,14 @@ from pathlib import Path
 import numpy as np
 import torch
 from torch_geometric.data import Data, download_url
-from torch_geometric.datasets import (Actor, Amazon, HeterophilousGraphDataset, Planetoid, WebKB,
-                                      WikipediaNetwork)
+from torch_geometric.datasets import (
+    Actor,
+    Amazon,
+    HeterophilousGraphDataset,
+    Planetoid,
+    WebKB,
+    WikipediaNetwork,
+)
 from torch_geometric.utils import coalesce, to_undirected
 
 from rewirekit.errors import RewireError
@@ -89,27 +96,38 @@ def _read_yandex_filtered(name: str, root: str) -> Data:
     with np.load(download_url(f"{_YANDEX_URL}/{name}_filtered.npz", folder, log=False)) as raw:
         arrays = {key: torch.from_numpy(raw[key]) for key in raw.files}
     x = arrays["node_features"]
-    masks = {f"{split}_mask": arrays[f"{split}_masks"].t().contiguous()
-             for split in ("train", "val", "test")}
+    masks = {
+        f"{split}_mask": arrays[f"{split}_masks"].t().contiguous()
+        for split in ("train", "val", "test")
+    }
     edge_index = to_undirected(arrays["edges"].t().contiguous(), num_nodes=x.size(0))
     return Data(x=x, y=arrays["node_labels"], edge_index=edge_index, **masks)
 
 
 def _wiki(name: str) -> _Spec:
-    return _Spec(f"WikipediaNetwork(name={name!r}, geom_gcn_preprocess=True)",
-                 f"{name}/geom_gcn/raw", False, True,
-                 _pyg(WikipediaNetwork, name, geom_gcn_preprocess=True))
+    return _Spec(
+        f"WikipediaNetwork(name={name!r}, geom_gcn_preprocess=True)",
+        f"{name}/geom_gcn/raw",
+        False,
+        True,
+        _pyg(WikipediaNetwork, name, geom_gcn_preprocess=True),
+    )
 
 
 def _filtered(name: str) -> _Spec:
-    return _Spec(f"yandex-research/heterophilous-graphs {name}_filtered.npz",
-                 f"yandex_filtered/{name}_filtered.npz", False, True,
-                 partial(_read_yandex_filtered, name))
+    return _Spec(
+        f"yandex-research/heterophilous-graphs {name}_filtered.npz",
+        f"yandex_filtered/{name}_filtered.npz",
+        False,
+        True,
+        partial(_read_yandex_filtered, name),
+    )
 
 
 def _simple(cls: type, name: str, folder: str, homophilic: bool, fixed: bool) -> _Spec:
-    return _Spec(f"{cls.__name__}(name={name!r})", f"{folder}/raw", homophilic, fixed,
-                 _pyg(cls, name))
+    return _Spec(
+        f"{cls.__name__}(name={name!r})", f"{folder}/raw", homophilic, fixed, _pyg(cls, name)
+    )
 
 
 _DATASETS: dict[str, _Spec] = {
@@ -155,7 +173,8 @@ def load(name: str, *, cache_dir: str | os.PathLike | None = None) -> Data:
             raise DatasetUnavailable(
                 f"dataset {key!r} is not in the offline folder {DATA_ENV}={source} "
                 f"(no {spec.files} there); unset {DATA_ENV} to let PyG download it into "
-                f"{cache}, or add its raw files to that folder.")
+                f"{cache}, or add its raw files to that folder."
+            )
         _copy_once(source / spec.files, cache / spec.files)
     data = spec.read(str(cache))
     data.x, data.y = data.x.float(), data.y.long()
@@ -166,8 +185,12 @@ def load(name: str, *, cache_dir: str | os.PathLike | None = None) -> Data:
 
 def list_datasets() -> list[DatasetInfo]:
     """All datasets :func:`load` knows, in a stable order (homophilous ones first)."""
-    return [DatasetInfo(key, spec.source, spec.homophilic, available_offline(key),
-                        spec.has_fixed_splits) for key, spec in _DATASETS.items()]
+    return [
+        DatasetInfo(
+            key, spec.source, spec.homophilic, available_offline(key), spec.has_fixed_splits
+        )
+        for key, spec in _DATASETS.items()
+    ]
 
 
 def available_offline(name: str) -> bool:
@@ -190,11 +213,11 @@ def standardize(data: Data, *, undirected: bool = True) -> Data:
     keep = data.edge_index[0] != data.edge_index[1]
     edge_index, attrs = data.edge_index[:, keep], [data[key][keep] for key in keys]
     if undirected:
-        out.edge_index, attrs = to_undirected(edge_index, attrs, num_nodes=data.num_nodes,
-                                              reduce="mean")
+        out.edge_index, attrs = to_undirected(
+            edge_index, attrs, num_nodes=data.num_nodes, reduce="mean"
+        )
     else:
-        out.edge_index, attrs = coalesce(edge_index, attrs, num_nodes=data.num_nodes,
-                                         reduce="mean")
+        out.edge_index, attrs = coalesce(edge_index, attrs, num_nodes=data.num_nodes, reduce="mean")
     for key, value in zip(keys, attrs):
         out[key] = value
     return out

@@ -22,6 +22,7 @@ Usage::
     for i in range(preset.num_splits):
         train, val, test = preset.split(data, i, key="cora")
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -120,15 +121,21 @@ class LargestComponentSplit(SplitPreset):
 
     def split(self, data: Data, split_id: int, key: str) -> Masks:
         if "node_map" not in data:
-            raise RewireError(f"the {self.name!r} split is defined on the largest connected "
-                              f"component; call get_split_preset({self.name!r}).prepare(data) "
-                              "first and split the data it returns.")
+            raise RewireError(
+                f"the {self.name!r} split is defined on the largest connected "
+                f"component; call get_split_preset({self.name!r}).prepare(data) "
+                "first and split the data it returns."
+            )
         num_nodes = data.num_nodes
         num_val = int(round(self.val_rate * num_nodes))
         num_test = int(round(self.test_rate * num_nodes))
         perm = _split_rng(key, self.name, split_id).permutation(num_nodes)
-        return _to_masks(num_nodes, perm[num_val + num_test:], perm[:num_val],
-                         perm[num_val:num_val + num_test])
+        return _to_masks(
+            num_nodes,
+            perm[num_val + num_test :],
+            perm[:num_val],
+            perm[num_val : num_val + num_test],
+        )
 
 
 @dataclass(frozen=True)
@@ -163,8 +170,9 @@ def largest_component(data: Data) -> Data:
     """
     num_nodes = data.num_nodes
     row, col = data.edge_index.cpu().numpy()
-    adj = sp.coo_matrix((np.ones(row.size, dtype=np.int8), (row, col)),
-                        shape=(num_nodes, num_nodes))
+    adj = sp.coo_matrix(
+        (np.ones(row.size, dtype=np.int8), (row, col)), shape=(num_nodes, num_nodes)
+    )
     _, component = connected_components(adj, directed=True, connection="weak")
     subset = torch.from_numpy(np.flatnonzero(component == np.bincount(component).argmax()))
     out = data.subgraph(subset)
@@ -172,27 +180,39 @@ def largest_component(data: Data) -> Data:
     return out
 
 
-SPLIT_PRESETS: dict[str, SplitPreset] = {preset.name: preset for preset in (
-    ClassBalancedSplit("sparse", train_rate=0.025, val_rate=0.025),
-    ClassBalancedSplit("dense", train_rate=0.6, val_rate=0.2),
-    ShippedSplit("geom-gcn", num_splits=10, mask_dim=2,
-                 hint="it needs the 10 fixed splits as [N, 10] train/val/test masks, which only "
-                      "datasets with has_fixed_splits=True in list_datasets() ship; use a random "
-                      "preset ('dense', 'sparse', 'comfy') instead."),
-    LargestComponentSplit("comfy"),
-    ShippedSplit("public", num_splits=1, mask_dim=1,
-                 hint="it needs the Planetoid public split as [N] train/val/test masks, which only "
-                      "cora, citeseer and pubmed ship; use a random preset ('dense', 'sparse', "
-                      "'comfy') instead."),
-)}
+SPLIT_PRESETS: dict[str, SplitPreset] = {
+    preset.name: preset
+    for preset in (
+        ClassBalancedSplit("sparse", train_rate=0.025, val_rate=0.025),
+        ClassBalancedSplit("dense", train_rate=0.6, val_rate=0.2),
+        ShippedSplit(
+            "geom-gcn",
+            num_splits=10,
+            mask_dim=2,
+            hint="it needs the 10 fixed splits as [N, 10] train/val/test masks, which only "
+            "datasets with has_fixed_splits=True in list_datasets() ship; use a random "
+            "preset ('dense', 'sparse', 'comfy') instead.",
+        ),
+        LargestComponentSplit("comfy"),
+        ShippedSplit(
+            "public",
+            num_splits=1,
+            mask_dim=1,
+            hint="it needs the Planetoid public split as [N] train/val/test masks, which only "
+            "cora, citeseer and pubmed ship; use a random preset ('dense', 'sparse', "
+            "'comfy') instead.",
+        ),
+    )
+}
 
 
 def get_split_preset(name: str) -> SplitPreset:
     """The split preset called ``name`` (case-insensitive; ``_`` and ``-`` are equivalent)."""
     key = str(name).lower().replace("_", "-")
     if key not in SPLIT_PRESETS:
-        raise RewireError(f"unknown split preset {name!r}; choose one of: "
-                          f"{', '.join(list_split_presets())}.")
+        raise RewireError(
+            f"unknown split preset {name!r}; choose one of: {', '.join(list_split_presets())}."
+        )
     return SPLIT_PRESETS[key]
 
 
@@ -218,8 +238,10 @@ def _check_split_id(split_id: int, limit: int | None = None) -> None:
 def _labels(data: Data, preset: str) -> np.ndarray:
     y = data.get("y")
     if y is None or y.dim() != 1 or y.is_floating_point() or (y.numel() and y.min() < 0):
-        raise RewireError(f"the {preset!r} split balances classes and needs non-negative integer "
-                          "labels data.y of shape [N]; set data.y or use the 'comfy' preset.")
+        raise RewireError(
+            f"the {preset!r} split balances classes and needs non-negative integer "
+            "labels data.y of shape [N]; set data.y or use the 'comfy' preset."
+        )
     return y.cpu().numpy()
 
 

@@ -9,6 +9,7 @@ law of independent coin flips per pair. Self-pairs are never candidates.
 
 Every random choice comes from one ``numpy.random.Generator`` seeded by ``seed``.
 """
+
 from __future__ import annotations
 
 import math
@@ -25,8 +26,15 @@ from rewirekit.validation import check_int, check_seed
 CSBM_PHI_GRID: tuple[float, ...] = tuple(k / 8 - 1 for k in range(17))
 
 
-def csbm(num_nodes: int = 5000, num_features: int = 2000, avg_degree: float = 5.0,
-         epsilon: float = 3.25, phi: float = 0.0, *, seed: int = 0) -> Data:
+def csbm(
+    num_nodes: int = 5000,
+    num_features: int = 2000,
+    avg_degree: float = 5.0,
+    epsilon: float = 3.25,
+    phi: float = 0.0,
+    *,
+    seed: int = 0,
+) -> Data:
     r"""Two-class contextual stochastic block model (cSBM).
 
     The model of Deshpande et al., "Contextual Stochastic Block Models" (NeurIPS 2018),
@@ -73,11 +81,14 @@ def csbm(num_nodes: int = 5000, num_features: int = 2000, avg_degree: float = 5.
     if not avg_degree > 0:
         raise RewireError(f"csbm: avg_degree must be positive, got {avg_degree!r}.")
     if not epsilon >= -1:
-        raise RewireError(f"csbm: epsilon must be at least -1 (sqrt(1 + epsilon) must exist), "
-                          f"got {epsilon!r}.")
+        raise RewireError(
+            f"csbm: epsilon must be at least -1 (sqrt(1 + epsilon) must exist), got {epsilon!r}."
+        )
     if not -1 <= phi <= 1:
-        raise RewireError(f"csbm: phi must lie in [-1, 1], got {phi!r}; pick it from "
-                          "CSBM_PHI_GRID or any value in between.")
+        raise RewireError(
+            f"csbm: phi must lie in [-1, 1], got {phi!r}; pick it from "
+            "CSBM_PHI_GRID or any value in between."
+        )
 
     lam = math.sqrt(1 + epsilon) * math.sin(phi * math.pi / 2)
     mu = math.sqrt(num_nodes / num_features * (1 + epsilon)) * math.cos(phi * math.pi / 2)
@@ -87,11 +98,13 @@ def csbm(num_nodes: int = 5000, num_features: int = 2000, avg_degree: float = 5.
         raise RewireError(
             f"csbm: c_in = {c_in:.4g} and c_out = {c_out:.4g} (= d ± sqrt(d)·lambda) must both "
             f"be >= 0, but lambda = {lam:.4g} for epsilon={epsilon}, phi={phi}; raise avg_degree "
-            f"to at least lambda² = {lam * lam:.4g}, or lower epsilon or |phi|.")
+            f"to at least lambda² = {lam * lam:.4g}, or lower epsilon or |phi|."
+        )
     if max(c_in, c_out) > num_nodes:
         raise RewireError(
             f"csbm: the edge probability max(c_in, c_out)/N = {max(c_in, c_out) / num_nodes:.4g} "
-            f"exceeds 1; raise num_nodes or lower avg_degree.")
+            f"exceeds 1; raise num_nodes or lower avg_degree."
+        )
 
     rng = np.random.default_rng(seed)
     y = _balanced_labels(rng, num_nodes)
@@ -108,8 +121,15 @@ def csbm(num_nodes: int = 5000, num_features: int = 2000, avg_degree: float = 5.
     return data
 
 
-def aligned_sbm(num_nodes: int = 1000, p: float = 0.05, q: float = 0.01, alignment: float = 1.0,
-                num_features: int = 16, *, seed: int = 0) -> Data:
+def aligned_sbm(
+    num_nodes: int = 1000,
+    p: float = 0.05,
+    q: float = 0.01,
+    alignment: float = 1.0,
+    num_features: int = 16,
+    *,
+    seed: int = 0,
+) -> Data:
     r"""Two-block SBM whose labels agree with the blocks with probability ``alignment``.
 
     The feature/structure/label alignment model of the ComFy analysis (Rubio-Madrigal
@@ -141,8 +161,9 @@ def aligned_sbm(num_nodes: int = 1000, p: float = 0.05, q: float = 0.01, alignme
     seed = check_seed(seed)
     for arg, value in (("p", p), ("q", q), ("alignment", alignment)):
         if not 0 <= value <= 1:
-            raise RewireError(f"aligned_sbm: {arg} is a probability and must lie in [0, 1], "
-                              f"got {value!r}.")
+            raise RewireError(
+                f"aligned_sbm: {arg} is a probability and must lie in [0, 1], got {value!r}."
+            )
 
     rng = np.random.default_rng(seed)
     block = _balanced_labels(rng, num_nodes)
@@ -151,8 +172,12 @@ def aligned_sbm(num_nodes: int = 1000, p: float = 0.05, q: float = 0.01, alignme
     x = rng.standard_normal((num_nodes, num_features), dtype=np.float32)
     x += (2 * y - 1).astype(np.float32)[:, None]
 
-    data = Data(x=torch.from_numpy(x), edge_index=edge_index, y=torch.from_numpy(y),
-                block=torch.from_numpy(block))
+    data = Data(
+        x=torch.from_numpy(x),
+        edge_index=edge_index,
+        y=torch.from_numpy(y),
+        block=torch.from_numpy(block),
+    )
     data.p, data.q, data.alignment, data.seed = float(p), float(q), float(alignment), seed
     data.name = "aligned_sbm"
     return data
@@ -170,16 +195,18 @@ def _sbm_edges(rng: np.random.Generator, block: np.ndarray, prob: np.ndarray) ->
     src, dst = [], []
     for a in range(len(members)):
         for b in range(a, len(members)):
-            i, j = _block_pairs(rng, members[a].size, members[b].size if b != a else None,
-                                prob[a, b])
+            i, j = _block_pairs(
+                rng, members[a].size, members[b].size if b != a else None, prob[a, b]
+            )
             src.append(members[a][i])
             dst.append(members[b][j])
     edge_index = torch.from_numpy(np.stack([np.concatenate(src), np.concatenate(dst)]))
     return to_undirected(edge_index, num_nodes=block.size)
 
 
-def _block_pairs(rng: np.random.Generator, rows: int, cols: int | None,
-                 prob: float) -> tuple[np.ndarray, np.ndarray]:
+def _block_pairs(
+    rng: np.random.Generator, rows: int, cols: int | None, prob: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Local indices of the edges of one SBM block, each candidate pair kept w.p. ``prob``.
 
     ``cols=None`` means a diagonal block: the candidates are the ``rows(rows-1)/2``

@@ -6,9 +6,10 @@ Dense ``eigh``/``svd`` cost ``O(N³)`` whatever the number of wanted vectors; wh
 needs the matrix as an operator (e.g. :class:`~rewirekit.linalg.lowrank.SparsePlusLowRank`).
 Starting vectors come from a seeded generator, so results are reproducible.
 """
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import scipy.linalg
@@ -38,14 +39,19 @@ def dense_eigh(matrix: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 def dense_svd(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Thin SVD ``(u, s, vh)`` of a dense matrix, descending, in its dtype: LAPACK's
     ``gesdd`` through scipy (about 1.3× faster than ``torch.linalg.svd`` here)."""
-    u, s, vh = scipy.linalg.svd(x.numpy(), full_matrices=False, check_finite=False,
-                                lapack_driver="gesdd")
+    u, s, vh = scipy.linalg.svd(
+        x.numpy(), full_matrices=False, check_finite=False, lapack_driver="gesdd"
+    )
     return torch.from_numpy(u), torch.from_numpy(s), torch.from_numpy(vh)
 
 
-def extreme_eigenpairs(operator: LinearOperator, n_low: int, n_high: int,
-                       rng: np.random.Generator, tol: float = ARPACK_TOL
-                       ) -> tuple[np.ndarray, np.ndarray]:
+def extreme_eigenpairs(
+    operator: LinearOperator,
+    n_low: int,
+    n_high: int,
+    rng: np.random.Generator,
+    tol: float = ARPACK_TOL,
+) -> tuple[np.ndarray, np.ndarray]:
     """The ``n_low`` smallest and ``n_high`` largest eigenpairs of a symmetric operator.
 
     Returns:
@@ -64,16 +70,18 @@ def extreme_eigenpairs(operator: LinearOperator, n_low: int, n_high: int,
     return np.concatenate(values), np.hstack(vectors)
 
 
-def largest_magnitude_eigenpairs(operator: LinearOperator, count: int, rng: np.random.Generator,
-                                 tol: float = ARPACK_TOL) -> tuple[np.ndarray, np.ndarray]:
+def largest_magnitude_eigenpairs(
+    operator: LinearOperator, count: int, rng: np.random.Generator, tol: float = ARPACK_TOL
+) -> tuple[np.ndarray, np.ndarray]:
     """The ``count`` eigenpairs of largest ``|λ|``, ordered by ``(|λ|, λ)`` ascending."""
     w, v = _eigsh(operator, count, "LM", rng, tol)
     order = np.lexsort((w, np.abs(w)))
     return w[order], v[:, order]
 
 
-def _eigsh(operator: LinearOperator, count: int, which: str, rng: np.random.Generator,
-           tol: float) -> tuple[np.ndarray, np.ndarray]:
+def _eigsh(
+    operator: LinearOperator, count: int, which: str, rng: np.random.Generator, tol: float
+) -> tuple[np.ndarray, np.ndarray]:
     """``scipy.sparse.linalg.eigsh`` from a seeded start. ARPACK cannot start on the zero
     matrix (it maps every start to 0); its eigenpairs are 0 and the first unit vectors."""
     n = operator.shape[0]
@@ -84,9 +92,12 @@ def _eigsh(operator: LinearOperator, count: int, which: str, rng: np.random.Gene
         return eigsh(operator, k=count, which=which, v0=start, tol=tol)
 
 
-def block_krylov_ritz_pairs(matmat: Callable[[np.ndarray], np.ndarray], start: np.ndarray,
-                           passes: int, select: Callable[[np.ndarray], np.ndarray]
-                           ) -> tuple[np.ndarray, np.ndarray]:
+def block_krylov_ritz_pairs(
+    matmat: Callable[[np.ndarray], np.ndarray],
+    start: np.ndarray,
+    passes: int,
+    select: Callable[[np.ndarray], np.ndarray],
+) -> tuple[np.ndarray, np.ndarray]:
     r"""Approximate eigenpairs of a symmetric operator from a block Krylov space.
 
     Randomized block Krylov iteration (Musco and Musco, "Randomized Block Krylov Methods for
@@ -125,8 +136,9 @@ def block_krylov_ritz_pairs(matmat: Callable[[np.ndarray], np.ndarray], start: n
         products[:, filled:stop] = matmat(block)
         filled = stop
         if step < passes:
-            block = _orthonormal_columns(products[:, filled - block.shape[1]:filled],
-                                         basis[:, :filled])
+            block = _orthonormal_columns(
+                products[:, filled - block.shape[1] : filled], basis[:, :filled]
+            )
     basis, products = basis[:, :filled], products[:, :filled]
     projected = (basis.T @ products).astype(np.float64)
     values, coefficients = np.linalg.eigh(0.5 * (projected + projected.T))
@@ -149,15 +161,15 @@ def _orthonormal_columns(block: np.ndarray, basis: np.ndarray) -> np.ndarray:
             block = block - basis @ (basis.T @ block)
         gram = (block.T @ block).astype(np.float64)
         values, vectors = np.linalg.eigh(0.5 * (gram + gram.T))
-        keep = values > floor ** 2
+        keep = values > floor**2
         block = block @ (vectors[:, keep] / np.sqrt(values[keep])).astype(dtype)
         floor = np.sqrt(np.finfo(dtype).eps)
     return block
 
 
-def top_singular_triplets(x: torch.Tensor, count: int, rng: np.random.Generator,
-                          tol: float = ARPACK_TOL
-                          ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def top_singular_triplets(
+    x: torch.Tensor, count: int, rng: np.random.Generator, tol: float = ARPACK_TOL
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """The ``count`` largest singular triplets of a dense matrix, in descending order.
 
     Uses a dense thin SVD when ``count`` is a sizeable fraction of ``min(x.shape)``
@@ -177,5 +189,7 @@ def top_singular_triplets(x: torch.Tensor, count: int, rng: np.random.Generator,
     with single_threaded_blas():
         u, s, vh = svds(matrix, k=count, v0=rng.standard_normal(rank_bound), tol=tol)
     order = np.argsort(-s, kind="stable")
-    return tuple(torch.from_numpy(np.ascontiguousarray(a)).to(x.dtype)
-                 for a in (u[:, order], s[order], vh[order]))
+    return tuple(
+        torch.from_numpy(np.ascontiguousarray(a)).to(x.dtype)
+        for a in (u[:, order], s[order], vh[order])
+    )

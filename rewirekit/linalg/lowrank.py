@@ -5,10 +5,11 @@ Spectral rewirings update a sparse adjacency matrix by low-rank terms
 ``O(nnz + N q)`` memory instead of ``O(N²)``, multiplies blocks of vectors in
 ``O(nnz b + N q b)``, and yields any block of its columns on demand.
 """
+
 from __future__ import annotations
 
 import warnings
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import scipy.sparse as sp
@@ -53,8 +54,9 @@ class SparsePlusLowRank:
             out += self.basis @ (self.core @ (self.basis.T @ x))
         return out
 
-    def operator(self, dtype: type = np.float64, low_rank_threads: int | None = None
-                 ) -> LinearOperator:
+    def operator(
+        self, dtype: type = np.float64, low_rank_threads: int | None = None
+    ) -> LinearOperator:
         """This matrix as a float64 scipy ``LinearOperator`` (for ``eigsh``) whose products
         are computed in ``dtype``: ``float32`` halves the memory traffic of the low-rank
         part (the bottleneck of Lanczos iterations) at a relative error of about ``1e-7``.
@@ -78,8 +80,14 @@ class SparsePlusLowRank:
                     out += basis @ (core @ (basis.T @ x))
             return out.astype(np.float64, copy=False)
 
-        return LinearOperator(self.shape, matvec=matmat, matmat=matmat, rmatvec=matmat,
-                              rmatmat=matmat, dtype=np.float64)
+        return LinearOperator(
+            self.shape,
+            matvec=matmat,
+            matmat=matmat,
+            rmatvec=matmat,
+            rmatmat=matmat,
+            dtype=np.float64,
+        )
 
     def block_product(self, dtype: type = np.float32) -> Callable[[np.ndarray], np.ndarray]:
         """``X ↦ (S + Q M Qᵀ) X`` for ``N × b`` blocks, in ``dtype`` from input to output (for
@@ -94,7 +102,9 @@ class SparsePlusLowRank:
             sparse = torch.sparse_csr_tensor(
                 torch.from_numpy(self.sparse.indptr.astype(np.int64)),
                 torch.from_numpy(self.sparse.indices.astype(np.int64)),
-                torch.from_numpy(self.sparse.data.astype(dtype)), self.shape)
+                torch.from_numpy(self.sparse.data.astype(dtype)),
+                self.shape,
+            )
         basis, core = self.basis.astype(dtype), self.core.astype(dtype)
 
         def product(x: np.ndarray) -> np.ndarray:

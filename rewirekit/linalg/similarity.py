@@ -21,6 +21,7 @@ Conventions:
   instead of ``O(|rows|·|cols|·F)``. Both paths compute the same float32 values up to
   rounding (the order of the float32 sums differs), with the same tie-breaking.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -60,9 +61,9 @@ def _normalized_dense(x: np.ndarray) -> np.ndarray:
     out = np.empty(x.shape, dtype=np.float32)
     step = max(1, BLOCK_ENTRIES // max(x.shape[1], 1))
     for start in range(0, x.shape[0], step):
-        block = x[start:start + step].astype(np.float64)
+        block = x[start : start + step].astype(np.float64)
         norms = np.linalg.norm(block, axis=1, keepdims=True)
-        out[start:start + step] = block / np.where(norms > 0, norms, 1.0)
+        out[start : start + step] = block / np.where(norms > 0, norms, 1.0)
     return out
 
 
@@ -87,19 +88,26 @@ def pair_similarity(xn: UnitRows, src: np.ndarray, dst: np.ndarray) -> np.ndarra
     row_width = xn.nnz / max(xn.shape[0], 1) if sp.issparse(xn) else xn.shape[1]
     chunk = max(1, int(BLOCK_ENTRIES // max(row_width, 1)))
     for start in range(0, src.size, chunk):
-        s, d = src[start:start + chunk], dst[start:start + chunk]
+        s, d = src[start : start + chunk], dst[start : start + chunk]
         if sp.issparse(xn):
-            out[start:start + chunk] = xn[s].multiply(xn[d]).sum(axis=1)
+            out[start : start + chunk] = xn[s].multiply(xn[d]).sum(axis=1)
         else:
-            out[start:start + chunk] = np.einsum("ij,ij->i", xn[s], xn[d])
+            out[start : start + chunk] = np.einsum("ij,ij->i", xn[s], xn[d])
     return out
 
 
-def top_similar_pairs(xn: UnitRows, rows: np.ndarray, cols: np.ndarray, count: int, *,
-                      above: float = -np.inf, exclude_row: np.ndarray | None = None,
-                      exclude_col: np.ndarray | None = None, triangle: bool = False,
-                      block_entries: int | None = None
-                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def top_similar_pairs(
+    xn: UnitRows,
+    rows: np.ndarray,
+    cols: np.ndarray,
+    count: int,
+    *,
+    above: float = -np.inf,
+    exclude_row: np.ndarray | None = None,
+    exclude_col: np.ndarray | None = None,
+    triangle: bool = False,
+    block_entries: int | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The ``count`` most similar pairs ``(rows[p], cols[q])`` with similarity ``> above``.
 
     The candidate pairs are the entries of the ``len(rows) × len(cols)`` similarity block
@@ -184,8 +192,9 @@ def _column_features(xn: UnitRows, cols: np.ndarray) -> np.ndarray:
     return out
 
 
-def _similarity_block(xn: UnitRows, row_ids: np.ndarray, col_feats: np.ndarray,
-                      first_col: int) -> np.ndarray:
+def _similarity_block(
+    xn: UnitRows, row_ids: np.ndarray, col_feats: np.ndarray, first_col: int
+) -> np.ndarray:
     """``S[p, q] = x_{row_ids[p]} · x_{cols[first_col + q]}`` (see :func:`_column_features`).
 
     Sparse rows: the product over all columns and a view of the last ones, unless the
@@ -205,5 +214,11 @@ def _split(keys: np.ndarray, sims: np.ndarray, n: int) -> tuple[np.ndarray, np.n
     return keys // max(n, 1), keys % max(n, 1), sims
 
 
-__all__ = ["normalized_rows", "pair_similarity", "top_similar_pairs", "BLOCK_ENTRIES",
-           "SPARSE_BLOCK_ENTRIES", "SPARSE_BELOW_DENSITY"]
+__all__ = [
+    "normalized_rows",
+    "pair_similarity",
+    "top_similar_pairs",
+    "BLOCK_ENTRIES",
+    "SPARSE_BLOCK_ENTRIES",
+    "SPARSE_BELOW_DENSITY",
+]

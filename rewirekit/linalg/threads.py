@@ -8,6 +8,7 @@ large low-rank factor inside its operator are the exception: they stream an ``NÃ
 and gain from more cores (1.18Ã— on two threads at N = 169,343, q = 768;
 ``benchmarks/lowrank_threads.py``), so operators may restore the caller's thread count for them.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -28,8 +29,10 @@ def blas_threads(count: int) -> contextlib.AbstractContextManager:
 
 def blas_thread_count() -> int:
     """The number of threads BLAS uses now (the largest over the loaded libraries)."""
-    return max((pool.num_threads for pool in _blas_pools().select(user_api="blas").lib_controllers),
-               default=1)
+    return max(
+        (pool.num_threads for pool in _blas_pools().select(user_api="blas").lib_controllers),
+        default=1,
+    )
 
 
 @functools.cache

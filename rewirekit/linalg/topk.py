@@ -10,9 +10,10 @@ without the N×N matrix ever existing.
 Ties are broken deterministically: among equal values at the cut-off, the lowest
 row indices are kept.
 """
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import torch
@@ -21,9 +22,15 @@ import torch
 BLOCK_BYTES = 256 * 2**20
 
 
-def select_block(block: np.ndarray, start: int, *, top_k: int = 0, threshold: float | None = None,
-                 skip_diagonal: bool = False, positive: bool = False
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def select_block(
+    block: np.ndarray,
+    start: int,
+    *,
+    top_k: int = 0,
+    threshold: float | None = None,
+    skip_diagonal: bool = False,
+    positive: bool = False,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Select entries of the columns ``start .. start + b - 1`` given as the rows of ``block``.
 
     Keeps, in each column, the ``top_k`` largest entries (``top_k > 0``) or every entry
@@ -70,15 +77,15 @@ def _top_k_entries(block: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     tied = np.flatnonzero((block >= kth).sum(axis=1) > k)  # numpy's count: 8x torch's here
     for row in tied:  # rare: equal values straddle the cut
         above = np.flatnonzero(block[row] > kth[row])
-        at_cut = np.flatnonzero(block[row] == kth[row])[:k - above.size]
+        at_cut = np.flatnonzero(block[row] == kth[row])[: k - above.size]
         index[row] = torch.from_numpy(np.concatenate([above, at_cut]))
     index = index.sort(dim=1).values.numpy()
     return np.repeat(np.arange(block.shape[0]), k), index.ravel()
 
 
-def blocked_select(columns: Callable[[int, int], np.ndarray], n: int, *,
-                   block_size: int | None = None, **select
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def blocked_select(
+    columns: Callable[[int, int], np.ndarray], n: int, *, block_size: int | None = None, **select
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Run :func:`select_block` over all ``n`` columns, ``block_size`` columns at a time.
 
     Args:
@@ -93,11 +100,12 @@ def blocked_select(columns: Callable[[int, int], np.ndarray], n: int, *,
     """
     if block_size is None:
         block_size = max(1, min(n, BLOCK_BYTES // (8 * max(n, 1))))
-    parts = [select_block(columns(start, min(start + block_size, n)), start, **select)
-             for start in range(0, n, block_size)]
+    parts = [
+        select_block(columns(start, min(start + block_size, n)), start, **select)
+        for start in range(0, n, block_size)
+    ]
     if not parts:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, np.zeros(0)
     rows, cols, values = (np.concatenate(p) for p in zip(*parts))
     return rows.astype(np.int64), cols.astype(np.int64), values
-

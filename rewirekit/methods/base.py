@@ -7,6 +7,7 @@ data) and implements :meth:`Rewirer._rewire` on a validated, coalesced
 contract asks for: input validation, directedness checks, timing, the report,
 and building a new ``Data`` that keeps node count and order.
 """
+
 from __future__ import annotations
 
 import copy
@@ -21,8 +22,14 @@ from torch_geometric.data import Data
 from torch_geometric.transforms import BaseTransform
 
 from rewirekit.errors import RewireError
-from rewirekit.graph import (EdgeSet, edge_set, pair_keys, sorted_contains, to_edge_index,
-                             validate_data)
+from rewirekit.graph import (
+    EdgeSet,
+    edge_set,
+    pair_keys,
+    sorted_contains,
+    to_edge_index,
+    validate_data,
+)
 
 _REGISTRY: dict[str, type[Rewirer]] = {}
 
@@ -104,15 +111,19 @@ class Rewirer(BaseTransform):
     def forward(self, data: Data) -> Data:
         validate_data(data)
         if "edge_attr" in data and data.edge_attr is not None:
-            raise RewireError("data.edge_attr cannot follow rewired edges; delete it, or store "
-                              "1-d weights as data.edge_weight.")
+            raise RewireError(
+                "data.edge_attr cannot follow rewired edges; delete it, or store "
+                "1-d weights as data.edge_weight."
+            )
         if self.needs_features and ("x" not in data or data.x is None):
             raise RewireError(f"method {self.name!r} needs node features in data.x.")
         start = time.perf_counter()
         edges = edge_set(data)
         if edges.directed and not self.supports_directed:
-            raise RewireError(f"method {self.name!r} needs an undirected graph but got a directed "
-                              "one; apply torch_geometric.transforms.ToUndirected() first.")
+            raise RewireError(
+                f"method {self.name!r} needs an undirected graph but got a directed "
+                "one; apply torch_geometric.transforms.ToUndirected() first."
+            )
         result = self._rewire(data, edges)
         out = self._build_output(data, result)
         seconds = time.perf_counter() - start
@@ -138,10 +149,18 @@ class Rewirer(BaseTransform):
         old, new = _all_keys(before), _all_keys(result.edges)
         kept = int(sorted_contains(old, new).sum())
         return RewireReport(
-            method=self.name, params=self.get_params(), num_nodes=before.num_nodes,
-            directed=before.directed, edges_before=int(old.size), edges_after=int(new.size),
-            edges_added=int(new.size) - kept, edges_removed=int(old.size) - kept,
-            features_changed=result.x is not None, seconds=seconds, extra=dict(result.extra))
+            method=self.name,
+            params=self.get_params(),
+            num_nodes=before.num_nodes,
+            directed=before.directed,
+            edges_before=int(old.size),
+            edges_after=int(new.size),
+            edges_added=int(new.size) - kept,
+            edges_removed=int(old.size) - kept,
+            features_changed=result.x is not None,
+            seconds=seconds,
+            extra=dict(result.extra),
+        )
 
 
 def _all_keys(edges: EdgeSet) -> np.ndarray:
@@ -170,8 +189,10 @@ def get_method(name: str, **params: Any) -> Rewirer:
     cls = method_class(name)
     unknown = sorted(set(params) - set(cls.param_names()))
     if unknown:
-        raise RewireError(f"method {cls.name!r} has no parameter(s) {', '.join(unknown)}; "
-                          f"its parameters are: {', '.join(cls.param_names()) or 'none'}.")
+        raise RewireError(
+            f"method {cls.name!r} has no parameter(s) {', '.join(unknown)}; "
+            f"its parameters are: {', '.join(cls.param_names()) or 'none'}."
+        )
     return cls(**params)
 
 
@@ -186,4 +207,13 @@ def describe(name: str) -> str:
     return doc.splitlines()[0] if doc else ""
 
 
-__all__ = ["Rewirer", "RewireReport", "RewireOutput", "list_methods", "get_method", "rewire", "describe", "method_class"]
+__all__ = [
+    "Rewirer",
+    "RewireReport",
+    "RewireOutput",
+    "list_methods",
+    "get_method",
+    "rewire",
+    "describe",
+    "method_class",
+]

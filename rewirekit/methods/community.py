@@ -3,6 +3,7 @@
 Paper: Rubio-Madrigal, Jamadandi, Burkholz, "GNNs Getting ComFy: Community and Feature
 Similarity Guided Rewiring", ICLR 2025, https://openreview.net/forum?id=g6v09VxgFw.
 """
+
 from __future__ import annotations
 
 import random
@@ -27,8 +28,9 @@ COMMUNITY_ALGORITHMS = ("leiden", "louvain")
 _ENUMERATE_BELOW = 4_000_000
 
 
-def detect_communities(edges: EdgeSet, seed: int = 0, resolution: float = 1.0,
-                       algorithm: str = "leiden") -> np.ndarray:
+def detect_communities(
+    edges: EdgeSet, seed: int = 0, resolution: float = 1.0, algorithm: str = "leiden"
+) -> np.ndarray:
     """Modularity communities of an undirected graph, as one label per node.
 
     * ``"leiden"`` (default): igraph's ``community_leiden(objective_function="modularity")``
@@ -65,8 +67,9 @@ def detect_communities(edges: EdgeSet, seed: int = 0, resolution: float = 1.0,
         graph = igraph.Graph(n=n, edges=np.stack([edges.src, edges.dst], axis=1))
         igraph.set_random_number_generator(random.Random(seed))
         try:
-            partition = graph.community_leiden(objective_function="modularity",
-                                               resolution=resolution)
+            partition = graph.community_leiden(
+                objective_function="modularity", resolution=resolution
+            )
         finally:
             igraph.set_random_number_generator(random)
         raw = np.asarray(partition.membership, dtype=np.int64)
@@ -81,8 +84,7 @@ def detect_communities(edges: EdgeSet, seed: int = 0, resolution: float = 1.0,
 def check_algorithm(algorithm: str) -> str:
     """``algorithm`` if :func:`detect_communities` knows it, else RewireError."""
     if algorithm not in COMMUNITY_ALGORITHMS:
-        raise RewireError(f"communities must be one of {COMMUNITY_ALGORITHMS}, "
-                          f"got {algorithm!r}.")
+        raise RewireError(f"communities must be one of {COMMUNITY_ALGORITHMS}, got {algorithm!r}.")
     return algorithm
 
 
@@ -106,8 +108,11 @@ def removable_in_order(edges: EdgeSet, candidates: np.ndarray) -> np.ndarray:
     matrix = sp.csr_matrix((weight, (edges.src, edges.dst)), shape=(n, n))
     forest = minimum_spanning_tree(matrix).tocoo()
     lo, hi = np.minimum(forest.row, forest.col), np.maximum(forest.row, forest.col)
-    kept = np.isin(pair_keys(edges.src[candidates], edges.dst[candidates], n),
-                   pair_keys(lo, hi, n), assume_unique=True)
+    kept = np.isin(
+        pair_keys(edges.src[candidates], edges.dst[candidates], n),
+        pair_keys(lo, hi, n),
+        assume_unique=True,
+    )
     return candidates[~kept]
 
 
@@ -119,8 +124,9 @@ def _community_layout(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.nd
     return members, sizes, offsets
 
 
-def sample_community_non_edges(edges: EdgeSet, labels: np.ndarray, count: int, inside: bool,
-                               rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def sample_community_non_edges(
+    edges: EdgeSet, labels: np.ndarray, count: int, inside: bool, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     """Draw ``count`` distinct non-edges uniformly among pairs inside communities
     (``inside=True``) or between communities (``inside=False``); no self-pairs.
 
@@ -139,8 +145,10 @@ def sample_community_non_edges(edges: EdgeSet, labels: np.ndarray, count: int, i
     available = pairs - existing.size
     where = "inside communities" if inside else "between communities"
     if count > available:
-        raise RewireError(f"cannot add {count} edges {where}: only {available} such non-edges "
-                          "exist; lower the add budget.")
+        raise RewireError(
+            f"cannot add {count} edges {where}: only {available} such non-edges "
+            "exist; lower the add budget."
+        )
     if count == 0:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty
@@ -148,7 +156,7 @@ def sample_community_non_edges(edges: EdgeSet, labels: np.ndarray, count: int, i
         if inside:
             parts = []
             for c in np.flatnonzero(sizes >= 2):  # loop over communities, vectorised inside
-                block = members[offsets[c]:offsets[c] + sizes[c]]
+                block = members[offsets[c] : offsets[c] + sizes[c]]
                 i, j = np.triu_indices(int(sizes[c]), k=1)
                 parts.append(block[i] * n + block[j])
             candidates = np.sort(np.concatenate(parts))
@@ -213,8 +221,14 @@ class ComMa(Rewirer):
 
     name = "comma"
 
-    def __init__(self, mode: str = "higher", add: int = 0, delete: int = 0, seed: int = 0,
-                 communities: str = "leiden") -> None:
+    def __init__(
+        self,
+        mode: str = "higher",
+        add: int = 0,
+        delete: int = 0,
+        seed: int = 0,
+        communities: str = "leiden",
+    ) -> None:
         super().__init__()
         if mode not in ("higher", "lower"):
             raise RewireError(f"mode must be 'higher' or 'lower', got {mode!r}.")
@@ -231,16 +245,27 @@ class ComMa(Rewirer):
         eligible = np.flatnonzero(~same if higher else same)
         where = "between communities" if higher else "inside communities"
         if self.delete > eligible.size:
-            raise RewireError(f"cannot delete {self.delete} edges {where}: the graph has only "
-                              f"{eligible.size}; lower the delete budget.")
+            raise RewireError(
+                f"cannot delete {self.delete} edges {where}: the graph has only "
+                f"{eligible.size}; lower the delete budget."
+            )
         rng = np.random.default_rng(self.seed)
         order = rng.permutation(eligible)
-        removed = removable_in_order(edges, order)[:self.delete] if self.delete else order[:0]
-        add_src, add_dst = sample_community_non_edges(edges, labels, self.add, inside=higher,
-                                                      rng=rng)
-        extra = {"num_communities": int(labels.max()) + 1 if labels.size else 0,
-                 "delete_shortfall": int(self.delete - removed.size)}
+        removed = removable_in_order(edges, order)[: self.delete] if self.delete else order[:0]
+        add_src, add_dst = sample_community_non_edges(
+            edges, labels, self.add, inside=higher, rng=rng
+        )
+        extra = {
+            "num_communities": int(labels.max()) + 1 if labels.size else 0,
+            "delete_shortfall": int(self.delete - removed.size),
+        }
         return RewireOutput(apply_edits(edges, removed, add_src, add_dst), extra=extra)
 
 
-__all__ = ["detect_communities", "check_algorithm", "removable_in_order", "sample_community_non_edges", "ComMa"]
+__all__ = [
+    "detect_communities",
+    "check_algorithm",
+    "removable_in_order",
+    "sample_community_non_edges",
+    "ComMa",
+]

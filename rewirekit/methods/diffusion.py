@@ -5,6 +5,7 @@ NeurIPS 2019, https://arxiv.org/abs/1911.05485. Settings as used as a baseline b
 Linkerhägner, Shi, Burkholz, "Joint Graph Rewiring and Feature Denoising via Spectral
 Resonance" (JDR), ICLR 2025 (code ``jlinki/JDR``, ``--rewire ppr``).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -51,8 +52,11 @@ class DIGL(Rewirer):
 
     def __init__(self, alpha: float = 0.1, k: int = 64) -> None:
         super().__init__()
-        if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) \
-                or not 0 < alpha < 1:
+        if (
+            isinstance(alpha, bool)
+            or not isinstance(alpha, (int, float, np.floating))
+            or not 0 < alpha < 1
+        ):
             raise RewireError(f"alpha must be a number in (0, 1), got {alpha!r}.")
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
             raise RewireError(f"k must be a positive integer, got {k!r}.")
@@ -62,19 +66,35 @@ class DIGL(Rewirer):
     def _rewire(self, data: Data, edges: EdgeSet) -> RewireOutput:
         n = edges.num_nodes
         if n > MAX_DENSE_NODES:
-            raise RewireError(f"DIGL computes the exact dense PPR matrix, too large for {n} nodes "
-                              f"(limit {MAX_DENSE_NODES}); use a smaller graph or another method.")
+            raise RewireError(
+                f"DIGL computes the exact dense PPR matrix, too large for {n} nodes "
+                f"(limit {MAX_DENSE_NODES}); use a smaller graph or another method."
+            )
         if n == 1:  # GDC's dense code squeezes a 1 × 1 matrix to a scalar; S = α
             none = np.zeros(0, dtype=np.int64)
-            return RewireOutput(EdgeSet(1, none, none, np.zeros(0), np.zeros(1, dtype=np.int64),
-                                        np.full(1, self.alpha), False))
+            return RewireOutput(
+                EdgeSet(
+                    1,
+                    none,
+                    none,
+                    np.zeros(0),
+                    np.zeros(1, dtype=np.int64),
+                    np.full(1, self.alpha),
+                    False,
+                )
+            )
         edge_index, weight = to_edge_index(edges)
         graph = Data(edge_index=edge_index, num_nodes=n)
         if weight is not None:
             graph.edge_attr = weight
-        gdc = GDC(self_loop_weight=None, normalization_in="sym", normalization_out=None,
-                  diffusion_kwargs=dict(method="ppr", alpha=self.alpha),
-                  sparsification_kwargs=dict(method="topk", k=self.k, dim=0), exact=True)
+        gdc = GDC(
+            self_loop_weight=None,
+            normalization_in="sym",
+            normalization_out=None,
+            diffusion_kwargs=dict(method="ppr", alpha=self.alpha),
+            sparsification_kwargs=dict(method="topk", k=self.k, dim=0),
+            exact=True,
+        )
         with torch.no_grad():
             out = gdc(graph)
         row, col = out.edge_index.numpy()
@@ -91,8 +111,18 @@ class DIGL(Rewirer):
         keys, pair_value = keys[first], pair_value[first]
         loops, loop_first = np.unique(lo[loop], return_index=True)
         extra = {"alpha": self.alpha, "k": self.k}
-        return RewireOutput(EdgeSet(n, keys // n, keys % n, pair_value, loops.astype(np.int64),
-                                    value[loop][loop_first], False), extra=extra)
+        return RewireOutput(
+            EdgeSet(
+                n,
+                keys // n,
+                keys % n,
+                pair_value,
+                loops.astype(np.int64),
+                value[loop][loop_first],
+                False,
+            ),
+            extra=extra,
+        )
 
 
 __all__ = ["DIGL", "MAX_DENSE_NODES"]

@@ -1,4 +1,5 @@
 """The identity method: the no-rewiring baseline."""
+
 from __future__ import annotations
 
 from torch_geometric.data import Data

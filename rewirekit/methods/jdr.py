@@ -22,12 +22,14 @@ Afterwards the dense :math:`\tilde A` is sparsified to its ``top_k`` largest ent
 column (weights = kept entries) and the features become
 :math:`(1-\eta_{X2})\,X + \eta_{X2}\,\tilde X`.
 """
+
 from __future__ import annotations
 
 import logging
 import math
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -37,9 +39,15 @@ from torch_geometric.data import Data
 
 from rewirekit.errors import RewireError
 from rewirekit.graph import EdgeSet
-from rewirekit.linalg import (SparsePlusLowRank, block_krylov_ritz_pairs, blocked_select,
-                              dense_eigh, extreme_eigenpairs, largest_magnitude_eigenpairs,
-                              top_singular_triplets)
+from rewirekit.linalg import (
+    SparsePlusLowRank,
+    block_krylov_ritz_pairs,
+    blocked_select,
+    dense_eigh,
+    extreme_eigenpairs,
+    largest_magnitude_eigenpairs,
+    top_singular_triplets,
+)
 from rewirekit.methods.base import RewireOutput, Rewirer
 from rewirekit.validation import check_bool, check_fraction, check_int, check_seed
 
@@ -157,11 +165,24 @@ class JDR(Rewirer):
     name = "jdr"
     needs_features = True
 
-    def __init__(self, num_iterations: int = 10, rank_a: int = 100, rank_x: int = 100,
-                 eta_a: float = 0.1, eta_x1: float = 0.1, eta_x2: float = 0.1, top_k: int = 64,
-                 eps: float = 0.01, abs_ordering: bool = False, offset: int = 0,
-                 faithful: bool = False, solver: str = "auto", dtype: str = "float32",
-                 krylov_passes: int = 8, seed: int = 0) -> None:
+    def __init__(
+        self,
+        num_iterations: int = 10,
+        rank_a: int = 100,
+        rank_x: int = 100,
+        eta_a: float = 0.1,
+        eta_x1: float = 0.1,
+        eta_x2: float = 0.1,
+        top_k: int = 64,
+        eps: float = 0.01,
+        abs_ordering: bool = False,
+        offset: int = 0,
+        faithful: bool = False,
+        solver: str = "auto",
+        dtype: str = "float32",
+        krylov_passes: int = 8,
+        seed: int = 0,
+    ) -> None:
         super().__init__()
         self.num_iterations = check_int("num_iterations", num_iterations, 0)
         self.rank_a = check_int("rank_a", rank_a, 1)
@@ -189,11 +210,14 @@ class JDR(Rewirer):
     def _rewire(self, data: Data, edges: EdgeSet) -> RewireOutput:
         n = edges.num_nodes
         if data.x.dim() != 2:
-            raise RewireError("JDR needs a 2-d feature matrix data.x, got shape "
-                              f"{tuple(data.x.shape)}.")
+            raise RewireError(
+                f"JDR needs a 2-d feature matrix data.x, got shape {tuple(data.x.shape)}."
+            )
         if self.offset >= n:
-            raise RewireError(f"offset={self.offset} skips every eigenvector of a graph with {n} "
-                              "nodes; use an offset smaller than the number of nodes.")
+            raise RewireError(
+                f"offset={self.offset} skips every eigenvector of a graph with {n} "
+                "nodes; use an offset smaller than the number of nodes."
+            )
         rank_a, rank_x = min(self.rank_a, n - self.offset), min(self.rank_x, n - self.offset)
         needed = max(rank_a, rank_x) + self.offset
         solver = self._pick_solver(n, needed)
@@ -209,7 +233,8 @@ class JDR(Rewirer):
             graph = _DenseGraph(adjacency, dtype, self)
         else:
             graph = (_RandomizedGraph if solver == "randomized" else _TruncatedGraph)(
-                adjacency, self, rng)
+                adjacency, self, rng
+            )
         x, alignment_before = self._denoise(graph, x0, rank_a, rank_x, needed, iterations, rng)
 
         out_edges = self._sparsify(graph, n) if change_graph and iterations else edges
@@ -219,8 +244,12 @@ class JDR(Rewirer):
         final_x = x0 if out_x is None else out_x.to(dtype)
         after = self._alignment_of_output(out_edges, final_x, min(rank_a, rank_x), solver, rng)
         extra: dict[str, Any] = {
-            "alignment_before": alignment_before, "alignment_after": after, "solver": solver,
-            "rank_a": rank_a, "rank_x": rank_x, "directed_output": out_edges.directed,
+            "alignment_before": alignment_before,
+            "alignment_after": after,
+            "solver": solver,
+            "rank_a": rank_a,
+            "rank_x": rank_x,
+            "directed_output": out_edges.directed,
         }
         if isinstance(graph, _TruncatedGraph):
             extra["low_rank"] = graph.matrix.rank
@@ -232,13 +261,23 @@ class JDR(Rewirer):
             dense = n <= DENSE_MAX_NODES or needed >= DENSE_MIN_FRACTION * n
             solver = "dense" if dense else "truncated"
         if solver == "truncated" and needed >= n - 1:
-            raise RewireError(f"the truncated solver needs fewer than {n - 1} eigenvectors, but "
-                              f"rank_a/rank_x plus offset ask for {needed} on a graph with {n} "
-                              "nodes; use solver='dense' or smaller ranks.")
+            raise RewireError(
+                f"the truncated solver needs fewer than {n - 1} eigenvectors, but "
+                f"rank_a/rank_x plus offset ask for {needed} on a graph with {n} "
+                "nodes; use solver='dense' or smaller ranks."
+            )
         return solver
 
-    def _denoise(self, graph: _DenseGraph | _TruncatedGraph, x: Tensor, rank_a: int, rank_x: int,
-                 needed: int, iterations: int, rng: np.random.Generator) -> tuple[Tensor, float]:
+    def _denoise(
+        self,
+        graph: _DenseGraph | _TruncatedGraph,
+        x: Tensor,
+        rank_a: int,
+        rank_x: int,
+        needed: int,
+        iterations: int,
+        rng: np.random.Generator,
+    ) -> tuple[Tensor, float]:
         """Run the iterations; return the last feature iterate and the input alignment."""
         offset, faithful = self.offset, self.faithful
         full_basis = faithful and isinstance(graph, _DenseGraph)
@@ -251,8 +290,9 @@ class JDR(Rewirer):
             u, s, vh, candidates = self._singular(x, max(rank_a, rank_x), full_basis, rng)
             if iteration == 0:
                 span = min(rank_a, rank_x)
-                alignment_before = _alignment(vectors[:, needed - span - offset:needed - offset],
-                                              u[:, :span])
+                alignment_before = _alignment(
+                    vectors[:, needed - span - offset : needed - offset], u[:, :span]
+                )
             if iteration == iterations:  # nothing to denoise: only the alignment was wanted
                 break
             # feature step: leading singular vectors -> leading eigenvectors of A
@@ -263,20 +303,29 @@ class JDR(Rewirer):
                 count_x = int((s[:rank_x] > _tiny(s, max(x.shape), x.dtype)).sum())
             x_new = x
             if keep_x.size and count_x and self.eta_x1 > 0:
-                pulled = _pull(u[:, :count_x], vectors[:, keep_x], self.eta_x1,
-                               sign_shift=offset if faithful else 0)
+                pulled = _pull(
+                    u[:, :count_x],
+                    vectors[:, keep_x],
+                    self.eta_x1,
+                    sign_shift=offset if faithful else 0,
+                )
                 x_new = graph.rebuild_features(x, u, s, vh, pulled)
             # graph step: leading eigenvectors -> leading singular vectors of X
             cand = candidates[:, :rank_a]
             if cand.shape[1] and self.eta_a > 0:
                 graph.replace(window_a, _pull(vectors[:, window_a], cand, self.eta_a))
             x = x_new
-            logger.info("JDR iteration %d/%d: %.1f s", iteration + 1, iterations,
-                        time.perf_counter() - start)
+            logger.info(
+                "JDR iteration %d/%d: %.1f s",
+                iteration + 1,
+                iterations,
+                time.perf_counter() - start,
+            )
         return x, alignment_before
 
-    def _singular(self, x: Tensor, count: int, full_basis: bool, rng: np.random.Generator
-                  ) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    def _singular(
+        self, x: Tensor, count: int, full_basis: bool, rng: np.random.Generator
+    ) -> tuple[Tensor, Tensor, Tensor, Tensor]:
         """``(u, s, vh, candidates)`` of the current features.
 
         ``candidates`` are the left singular vectors the graph step may pull towards: with
@@ -298,16 +347,20 @@ class JDR(Rewirer):
             select.update(skip_diagonal=True, positive=True)
         start = time.perf_counter()
         rows, cols, values = blocked_select(graph.column_reader(), n, **select)
-        logger.info("JDR sparsification (%s): %d entries kept in %.1f s",
-                    f"top {self.top_k} per column" if self.top_k else f"entries >= {self.eps}",
-                    values.size, time.perf_counter() - start)
+        logger.info(
+            "JDR sparsification (%s): %d entries kept in %.1f s",
+            f"top {self.top_k} per column" if self.top_k else f"entries >= {self.eps}",
+            values.size,
+            time.perf_counter() - start,
+        )
         values = values.astype(np.float64)
         if self.faithful:
             return _directed_edges(n, rows, cols, values)
         return _undirected_edges(n, rows, cols, values)
 
-    def _alignment_of_output(self, edges: EdgeSet, x: Tensor, span: int, solver: str,
-                             rng: np.random.Generator) -> float:
+    def _alignment_of_output(
+        self, edges: EdgeSet, x: Tensor, span: int, solver: str, rng: np.random.Generator
+    ) -> float:
         n = edges.num_nodes
         matrix = _adjacency(edges)
         if edges.directed:
@@ -315,9 +368,10 @@ class JDR(Rewirer):
         count = span + self.offset
         if count >= DENSE_MIN_FRACTION * n or count >= n - 1:
             lam, vectors = dense_eigh(torch.from_numpy(matrix.toarray()).to(DTYPES[self.dtype]))
-            order = (torch.sort(lam.abs(), stable=True).indices if self.abs_ordering
-                     else torch.arange(n))
-            vectors = vectors[:, order[n - count:]]
+            order = (
+                torch.sort(lam.abs(), stable=True).indices if self.abs_ordering else torch.arange(n)
+            )
+            vectors = vectors[:, order[n - count :]]
         elif solver == "randomized":
             vectors = _RandomizedGraph(matrix, self, rng).leading(count)[1]
         else:
@@ -355,7 +409,7 @@ class _DenseGraph:
                 self.rebuild_order = order[torch.argsort(self.lam[order])]
             elif self.abs_ordering:
                 order = torch.sort(self.lam.abs(), stable=True).indices
-            self.positions = order[n - count:]
+            self.positions = order[n - count :]
         return self.lam[self.positions], self.vectors[:, self.positions]
 
     def replace(self, window: np.ndarray, new: Tensor) -> None:
@@ -371,13 +425,14 @@ class _DenseGraph:
         change = ((new - old) * lam) @ (new + old).T
         self.matrix += 0.5 * (change + change.T)
 
-    def rebuild_features(self, x: Tensor, u: Tensor, s: Tensor, vh: Tensor, pulled: Tensor
-                         ) -> Tensor:
+    def rebuild_features(
+        self, x: Tensor, u: Tensor, s: Tensor, vh: Tensor, pulled: Tensor
+    ) -> Tensor:
         """``X + (Ũ_L − U_L) Σ_L W_Lᵀ`` (faithful: ``Ũ Σ Wᵀ`` from the full SVD)."""
         count = pulled.shape[1]
         if self.faithful:  # the official floating-point operations
             scaled = torch.zeros(x.shape, dtype=x.dtype)
-            scaled[:, :s.numel()] = u[:, :s.numel()] * s
+            scaled[:, : s.numel()] = u[:, : s.numel()] * s
             scaled[:, :count] = pulled * s[:count]
             return scaled @ vh
         return x + ((pulled - u[:, :count]) * s[:count]) @ vh[:count]
@@ -459,8 +514,11 @@ class _RandomizedGraph(_TruncatedGraph):
             start = self.rng.standard_normal((n, min(RANDOMIZED_BLOCK_FACTOR * count, n)))
             passes *= RANDOMIZED_COLD_FACTOR
         values, vectors = block_krylov_ritz_pairs(
-            self.matrix.block_product(self.dtype), start.astype(self.dtype), passes,
-            lambda theta: self._select(theta, count, start.shape[1]))
+            self.matrix.block_product(self.dtype),
+            start.astype(self.dtype),
+            passes,
+            lambda theta: self._select(theta, count, start.shape[1]),
+        )
         self.warm = vectors
         lam, vectors = values[:count][self.order], vectors[:, :count][:, self.order]
         self.lam = torch.from_numpy(lam)
@@ -499,8 +557,9 @@ def _sides(lam: np.ndarray) -> tuple[tuple[int, int], np.ndarray]:
     return sides, order
 
 
-def _largest_eigenpairs(matrix: sp.spmatrix, count: int, rng: np.random.Generator
-                        ) -> tuple[np.ndarray, np.ndarray]:
+def _largest_eigenpairs(
+    matrix: sp.spmatrix, count: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     return extreme_eigenpairs(matrix, 0, count, rng)
 
 
@@ -538,13 +597,16 @@ def _adjacency(edges: EdgeSet) -> sp.csr_matrix:
     """Weighted adjacency matrix (both directions if undirected; self-loops on the diagonal)."""
     n = edges.num_nodes
     weight = np.ones(edges.num_pairs) if edges.weight is None else edges.weight
-    loop_weight = (np.ones(edges.self_loops.size) if edges.self_loop_weight is None
-                   else edges.self_loop_weight)
+    loop_weight = (
+        np.ones(edges.self_loops.size) if edges.self_loop_weight is None else edges.self_loop_weight
+    )
     rows = [edges.src, edges.self_loops] + ([] if edges.directed else [edges.dst])
     cols = [edges.dst, edges.self_loops] + ([] if edges.directed else [edges.src])
     vals = [weight, loop_weight] + ([] if edges.directed else [weight])
-    return sp.csr_matrix((np.concatenate(vals).astype(np.float64),
-                          (np.concatenate(rows), np.concatenate(cols))), shape=(n, n))
+    return sp.csr_matrix(
+        (np.concatenate(vals).astype(np.float64), (np.concatenate(rows), np.concatenate(cols))),
+        shape=(n, n),
+    )
 
 
 def _directed_edges(n: int, rows: np.ndarray, cols: np.ndarray, values: np.ndarray) -> EdgeSet:
@@ -552,8 +614,15 @@ def _directed_edges(n: int, rows: np.ndarray, cols: np.ndarray, values: np.ndarr
     loop = rows == cols
     order = np.lexsort((cols[~loop], rows[~loop]))
     loops = np.argsort(rows[loop], kind="stable")
-    return EdgeSet(n, rows[~loop][order], cols[~loop][order], values[~loop][order],
-                   rows[loop][loops], values[loop][loops], directed=True)
+    return EdgeSet(
+        n,
+        rows[~loop][order],
+        cols[~loop][order],
+        values[~loop][order],
+        rows[loop][loops],
+        values[loop][loops],
+        directed=True,
+    )
 
 
 def _undirected_edges(n: int, rows: np.ndarray, cols: np.ndarray, values: np.ndarray) -> EdgeSet:

@@ -1,4 +1,5 @@
 """Random edge additions and deletions: the control every rewiring paper needs."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -12,8 +13,9 @@ from rewirekit.validation import check_budget, check_feasible, check_seed
 _ENUMERATE_BELOW = 4_000_000
 
 
-def sample_non_edges(edges: EdgeSet, count: int,
-                     rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def sample_non_edges(
+    edges: EdgeSet, count: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     """Draw ``count`` distinct non-edges uniformly at random, without self-loops.
 
     Small or dense graphs enumerate the complement; large sparse graphs draw node
@@ -33,8 +35,9 @@ def sample_non_edges(edges: EdgeSet, count: int,
         chosen = np.empty(0, dtype=np.int64)
         while chosen.size < count:
             draws = 2 * (count - chosen.size) + 16
-            src, dst = canonical_pairs(rng.integers(0, n, draws), rng.integers(0, n, draws),
-                                       edges.directed)
+            src, dst = canonical_pairs(
+                rng.integers(0, n, draws), rng.integers(0, n, draws), edges.directed
+            )
             keys = (src * n + dst)[src != dst]
             keys = keys[~sorted_contains(existing, keys)]
             keys = np.concatenate([chosen, keys])

@@ -11,9 +11,10 @@ most similar non-edges with ``s > s̄`` and the best deletions the least similar
 ``s < s̄``. The similarity top-k is computed block by block (never ``O(N²)`` memory); see
 :mod:`rewirekit.linalg.similarity`.
 """
+
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 from torch_geometric.data import Data
@@ -22,15 +23,16 @@ from rewirekit.errors import RewireError
 from rewirekit.graph import EdgeSet, apply_edits
 from rewirekit.linalg.similarity import normalized_rows, pair_similarity, top_similar_pairs
 from rewirekit.methods.base import RewireOutput, Rewirer
-from rewirekit.validation import check_budget, check_feasible, check_seed
 from rewirekit.methods.community import check_algorithm, detect_communities
+from rewirekit.validation import check_budget, check_feasible, check_seed
 
 #: ``budget(total, size_i, size_j, sum_of_products) -> per-pair budgets`` (int64 arrays).
 BudgetRule = Callable[[int, np.ndarray, np.ndarray, int], np.ndarray]
 
 
-def similarity_rewire(edges: EdgeSet, xn: np.ndarray, labels: np.ndarray, add: int, delete: int,
-                      rule: BudgetRule) -> tuple[EdgeSet, dict]:
+def similarity_rewire(
+    edges: EdgeSet, xn: np.ndarray, labels: np.ndarray, add: int, delete: int, rule: BudgetRule
+) -> tuple[EdgeSet, dict]:
     """Per community pair ``(i, j)``, ``i ≤ j``, that has edges: add the ``B⁺_ij`` most similar
     non-edges between ``C_i`` and ``C_j`` with similarity above the pair's mean edge
     similarity ``s̄_ij``, delete its ``B⁻_ij`` least similar edges below ``s̄_ij``.
@@ -42,7 +44,7 @@ def similarity_rewire(edges: EdgeSet, xn: np.ndarray, labels: np.ndarray, add: i
     n = edges.num_nodes
     num_comm = int(labels.max()) + 1
     sizes = np.bincount(labels, minlength=num_comm).astype(np.int64)
-    total = int((int(sizes.sum()) ** 2 + int((sizes ** 2).sum())) // 2)
+    total = int((int(sizes.sum()) ** 2 + int((sizes**2).sum())) // 2)
     members = np.argsort(labels, kind="stable")
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     position = np.empty(n, dtype=np.int64)
@@ -52,8 +54,9 @@ def similarity_rewire(edges: EdgeSet, xn: np.ndarray, labels: np.ndarray, add: i
     sim = pair_similarity(xn, src, dst)
     cu, cv = labels[src], labels[dst]
     ci, cj = np.minimum(cu, cv), np.maximum(cu, cv)
-    groups, group_of, counts = np.unique(ci * num_comm + cj, return_inverse=True,
-                                         return_counts=True)
+    groups, group_of, counts = np.unique(
+        ci * num_comm + cj, return_inverse=True, return_counts=True
+    )
     group_of = group_of.reshape(-1)
     mean = np.bincount(group_of, weights=sim.astype(np.float64), minlength=groups.size)
     mean = mean / np.maximum(counts, 1)
@@ -67,14 +70,21 @@ def similarity_rewire(edges: EdgeSet, xn: np.ndarray, labels: np.ndarray, add: i
     row_first = cu == ci  # the edge's src lies in the row community
     add_u, add_v = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
     for g in np.flatnonzero(b_add > 0):  # loop over community pairs, vectorised inside
-        rows = members[offsets[gi[g]]:offsets[gi[g] + 1]]
-        cols = members[offsets[gj[g]]:offsets[gj[g] + 1]]
-        mine = by_group[bounds[g]:bounds[g + 1]]
+        rows = members[offsets[gi[g]] : offsets[gi[g] + 1]]
+        cols = members[offsets[gj[g]] : offsets[gj[g] + 1]]
+        mine = by_group[bounds[g] : bounds[g + 1]]
         ex_row = np.where(row_first[mine], position[src[mine]], position[dst[mine]])
         ex_col = np.where(row_first[mine], position[dst[mine]], position[src[mine]])
-        u, v, _ = top_similar_pairs(xn, rows, cols, int(b_add[g]), above=float(mean[g]),
-                                    exclude_row=ex_row, exclude_col=ex_col,
-                                    triangle=bool(gi[g] == gj[g]))
+        u, v, _ = top_similar_pairs(
+            xn,
+            rows,
+            cols,
+            int(b_add[g]),
+            above=float(mean[g]),
+            exclude_row=ex_row,
+            exclude_col=ex_col,
+            triangle=bool(gi[g] == gj[g]),
+        )
         add_u.append(u)
         add_v.append(v)
     add_u, add_v = np.concatenate(add_u)[:add], np.concatenate(add_v)[:add]
@@ -86,10 +96,14 @@ def similarity_rewire(edges: EdgeSet, xn: np.ndarray, labels: np.ndarray, add: i
     rank = np.arange(order.size) - first
     removed = order[rank < b_del[group_of[order]]][:delete]
 
-    extra = {"num_communities": num_comm, "community_pairs_with_edges": int(groups.size),
-             "add_allocated": int(min(b_add.sum(), add)),
-             "delete_allocated": int(min(b_del.sum(), delete)),
-             "add_shortfall": int(add - add_u.size), "delete_shortfall": int(delete - removed.size)}
+    extra = {
+        "num_communities": num_comm,
+        "community_pairs_with_edges": int(groups.size),
+        "add_allocated": int(min(b_add.sum(), add)),
+        "delete_allocated": int(min(b_del.sum(), delete)),
+        "add_shortfall": int(add - add_u.size),
+        "delete_shortfall": int(delete - removed.size),
+    }
     if num_comm == 1:
         extra["mean_similarity"] = float(mean[0]) if groups.size else None
     return apply_edits(edges, removed, add_u, add_v), extra
@@ -113,6 +127,7 @@ def _proportional(rounding: str) -> BudgetRule:
         if leftover > 0:  # largest remainders first, ties to the earlier pair
             base[np.lexsort((np.arange(rest.size), -rest))[:leftover]] += 1
         return base
+
     return rule
 
 
@@ -152,10 +167,15 @@ class FeaSt(Rewirer):
     def _rewire(self, data: Data, edges: EdgeSet) -> RewireOutput:
         check_feasible(edges, self.add, self.delete)
         labels = np.zeros(edges.num_nodes, dtype=np.int64)
-        new, extra = similarity_rewire(edges, normalized_rows(data.x), labels, self.add,
-                                       self.delete, _whole_budget)
-        for key in ("num_communities", "community_pairs_with_edges", "add_allocated",
-                    "delete_allocated"):
+        new, extra = similarity_rewire(
+            edges, normalized_rows(data.x), labels, self.add, self.delete, _whole_budget
+        )
+        for key in (
+            "num_communities",
+            "community_pairs_with_edges",
+            "add_allocated",
+            "delete_allocated",
+        ):
             extra.pop(key)
         return RewireOutput(new, extra=extra)
 
@@ -200,23 +220,36 @@ class ComFy(Rewirer):
     name = "comfy"
     needs_features = True
 
-    def __init__(self, add: int = 0, delete: int = 0, seed: int = 0,
-                 rounding: str = "round", communities: str = "leiden") -> None:
+    def __init__(
+        self,
+        add: int = 0,
+        delete: int = 0,
+        seed: int = 0,
+        rounding: str = "round",
+        communities: str = "leiden",
+    ) -> None:
         super().__init__()
         self.add = check_budget("add", add)
         self.delete = check_budget("delete", delete)
         self.seed = check_seed(seed)
         if rounding not in ("round", "floor", "largest_remainder"):
-            raise RewireError("rounding must be 'round', 'floor' or 'largest_remainder', "
-                              f"got {rounding!r}.")
+            raise RewireError(
+                f"rounding must be 'round', 'floor' or 'largest_remainder', got {rounding!r}."
+            )
         self.rounding = rounding
         self.communities = check_algorithm(communities)
 
     def _rewire(self, data: Data, edges: EdgeSet) -> RewireOutput:
         check_feasible(edges, self.add, self.delete)
         labels = detect_communities(edges, seed=self.seed, algorithm=self.communities)
-        new, extra = similarity_rewire(edges, normalized_rows(data.x), labels, self.add,
-                                       self.delete, _proportional(self.rounding))
+        new, extra = similarity_rewire(
+            edges,
+            normalized_rows(data.x),
+            labels,
+            self.add,
+            self.delete,
+            _proportional(self.rounding),
+        )
         return RewireOutput(new, extra=extra)
 
 

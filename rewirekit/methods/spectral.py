@@ -12,6 +12,7 @@ extremes of the sorted ``x`` or next to the parabola's vertex, skipping at most
 ``deg(u) + 1`` excluded nodes. That gives the exact best non-edge in ``O((N + E) log N)``
 per edit instead of scanning all ``O(N²)`` pairs.
 """
+
 from __future__ import annotations
 
 import numba
@@ -24,8 +25,8 @@ from rewirekit.errors import RewireError
 from rewirekit.graph import EdgeSet, apply_edits, pair_keys, symmetric_csr
 from rewirekit.linalg import single_threaded_blas
 from rewirekit.methods.base import RewireOutput, Rewirer
-from rewirekit.validation import check_budget, check_feasible, check_seed
 from rewirekit.methods.community import removable_in_order
+from rewirekit.validation import check_budget, check_feasible, check_seed
 
 #: Graphs up to this many nodes use a dense symmetric eigensolver; larger ones ARPACK.
 DENSE_EIGEN_BELOW = 400
@@ -57,8 +58,9 @@ class _Neighbours:
         return self.keys[pos] == keys
 
 
-def _first_allowed(order: np.ndarray, owners: np.ndarray, start: np.ndarray,
-                   nbrs: _Neighbours) -> np.ndarray:
+def _first_allowed(
+    order: np.ndarray, owners: np.ndarray, start: np.ndarray, nbrs: _Neighbours
+) -> np.ndarray:
     """For every ``owners[i] = u``: the first node ``order[p]``, ``p ≥ start[i]``, that is
     neither ``u`` nor a neighbour of ``u`` (``-1`` if none). Looks at ``deg(u) + 2``
     positions at most, so the work is ``O(Σ_u deg(u) + |owners|)``; ``order`` may be a
@@ -81,23 +83,29 @@ def _sorted_orders(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.argsort(x, kind="stable"), np.argsort(-x, kind="stable")
 
 
-def _partners(orders: tuple[np.ndarray, np.ndarray], owners: np.ndarray,
-              start_up: np.ndarray, start_down: np.ndarray, nbrs: _Neighbours
-              ) -> tuple[np.ndarray, np.ndarray]:
+def _partners(
+    orders: tuple[np.ndarray, np.ndarray],
+    owners: np.ndarray,
+    start_up: np.ndarray,
+    start_down: np.ndarray,
+    nbrs: _Neighbours,
+) -> tuple[np.ndarray, np.ndarray]:
     """Canonical candidate non-edges ``(min(u, v), max(u, v))``: for every owner ``u`` its
     first allowed partner in the ascending order from ``start_up`` and in the descending
     order from ``start_down``."""
     up, down = orders
-    partners = np.concatenate([_first_allowed(up, owners, start_up, nbrs),
-                               _first_allowed(down, owners, start_down, nbrs)])
+    partners = np.concatenate(
+        [_first_allowed(up, owners, start_up, nbrs), _first_allowed(down, owners, start_down, nbrs)]
+    )
     both = np.concatenate([owners, owners])
     ok = partners >= 0
     both, partners = both[ok], partners[ok]
     return np.minimum(both, partners), np.maximum(both, partners)
 
 
-def _candidate_pairs(x: np.ndarray, nbrs: _Neighbours, vertex: np.ndarray | None
-                     ) -> tuple[np.ndarray, np.ndarray]:
+def _candidate_pairs(
+    x: np.ndarray, nbrs: _Neighbours, vertex: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
     """Canonical candidate non-edges: for every node ``u`` its first allowed partner going up
     and going down in the order of ``x`` (ties by node id), either from the two ends
     (``vertex=None``) or from ``vertex[u]`` outwards."""
@@ -107,12 +115,13 @@ def _candidate_pairs(x: np.ndarray, nbrs: _Neighbours, vertex: np.ndarray | None
         start_up = start_down = np.zeros(n, dtype=np.int64)
     else:
         start_up = np.searchsorted(x[orders[0]], vertex, side="left")  # first x >= vertex
-        start_down = n - start_up                                        # first x < vertex
+        start_down = n - start_up  # first x < vertex
     return _partners(orders, np.arange(n), start_up, start_down, nbrs)
 
 
-def _pick(lo: np.ndarray, hi: np.ndarray, score: np.ndarray, n: int, maximize: bool
-          ) -> tuple[int, int] | None:
+def _pick(
+    lo: np.ndarray, hi: np.ndarray, score: np.ndarray, n: int, maximize: bool
+) -> tuple[int, int] | None:
     """The best-scoring pair; ties go to the smallest pair key."""
     if lo.size == 0:
         return None
@@ -121,8 +130,9 @@ def _pick(lo: np.ndarray, hi: np.ndarray, score: np.ndarray, n: int, maximize: b
 
 
 # -- the Fiedler pair of the normalised Laplacian with self-loops ----------------------------
-def fiedler_pair(n: int, src: np.ndarray, dst: np.ndarray, v0: np.ndarray | None = None
-                 ) -> tuple[float, np.ndarray, np.ndarray]:
+def fiedler_pair(
+    n: int, src: np.ndarray, dst: np.ndarray, v0: np.ndarray | None = None
+) -> tuple[float, np.ndarray, np.ndarray]:
     """Second-smallest eigenpair of ``L = I − D^{-1/2}(A + I)D^{-1/2}`` (self-loops added,
     unweighted; ``D`` the degrees of ``A + I``).
 
@@ -163,8 +173,9 @@ def fiedler_pair(n: int, src: np.ndarray, dst: np.ndarray, v0: np.ndarray | None
     return float(1.0 - w[0]), v[:, 0], deg
 
 
-def _proxy_terms(n: int, src: np.ndarray, dst: np.ndarray, v0: np.ndarray | None
-                 ) -> tuple[float, np.ndarray, np.ndarray]:
+def _proxy_terms(
+    n: int, src: np.ndarray, dst: np.ndarray, v0: np.ndarray | None
+) -> tuple[float, np.ndarray, np.ndarray]:
     """``(λ₁, x, f)`` with ``x = D^{-1/2} f`` the generalised eigenvector (``xᵀDx = 1``)."""
     lam, f, deg = fiedler_pair(n, src, dst, v0)
     return lam, f / np.sqrt(deg), f
@@ -183,8 +194,11 @@ class _Proxy(Rewirer):
     def _check_common(objective: str, update_period: int) -> None:
         if objective not in ("max", "min"):
             raise RewireError(f"objective must be 'max' or 'min', got {objective!r}.")
-        if isinstance(update_period, bool) or not isinstance(update_period, (int, np.integer)) \
-                or update_period < 1:
+        if (
+            isinstance(update_period, bool)
+            or not isinstance(update_period, (int, np.integer))
+            or update_period < 1
+        ):
             raise RewireError(f"update_period must be a positive integer, got {update_period!r}.")
 
 
@@ -246,8 +260,12 @@ class ProxyAdd(_Proxy):
                 nbrs.add(*best)
                 added_u.append(best[0])
                 added_v.append(best[1])
-        new = apply_edits(edges, np.zeros(0, dtype=np.int64), np.asarray(added_u, dtype=np.int64),
-                          np.asarray(added_v, dtype=np.int64))
+        new = apply_edits(
+            edges,
+            np.zeros(0, dtype=np.int64),
+            np.asarray(added_u, dtype=np.int64),
+            np.asarray(added_v, dtype=np.int64),
+        )
         return RewireOutput(new, extra={"gaps": gaps})
 
 
@@ -297,7 +315,7 @@ class ProxyDelete(_Proxy):
             score = -proxy_gap_change(x, lam, src, dst)
             order = np.lexsort((pair_keys(src, dst, n), -score if maximize else score))
             current = EdgeSet(n, src, dst, None, np.zeros(0, dtype=np.int64), None, False)
-            step = removable_in_order(current, order)[:min(self.update_period, self.delete - done)]
+            step = removable_in_order(current, order)[: min(self.update_period, self.delete - done)]
             if step.size == 0:
                 break
             removed.append(alive[step])
@@ -341,10 +359,15 @@ class FoSR(Rewirer):
     def __init__(self, add: int = 0, num_power_iterations: int = 5, seed: int = 0) -> None:
         super().__init__()
         self.add = check_budget("add", add)
-        if isinstance(num_power_iterations, bool) or \
-                not isinstance(num_power_iterations, (int, np.integer)) or num_power_iterations < 0:
-            raise RewireError("num_power_iterations must be a non-negative integer, got "
-                              f"{num_power_iterations!r}.")
+        if (
+            isinstance(num_power_iterations, bool)
+            or not isinstance(num_power_iterations, (int, np.integer))
+            or num_power_iterations < 0
+        ):
+            raise RewireError(
+                "num_power_iterations must be a non-negative integer, got "
+                f"{num_power_iterations!r}."
+            )
         self.num_power_iterations = int(num_power_iterations)
         self.seed = check_seed(seed)
 
@@ -359,8 +382,9 @@ class FoSR(Rewirer):
 
 # -- FoSR's loop, compiled: tens of microseconds per edge, where numpy calls cost hundreds --
 @numba.njit(cache=True)
-def _fosr_edges(indptr: np.ndarray, indices: np.ndarray, x: np.ndarray, add: int,
-                power_iterations: int) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+def _fosr_edges(
+    indptr: np.ndarray, indices: np.ndarray, x: np.ndarray, add: int, power_iterations: int
+) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
     """FoSR's edges, in order, for the graph ``indptr``/``indices`` (CSR, both directions,
     self-loops once) from the start vector ``x``: ``power_iterations`` power steps, then
     ``add`` times the best non-edge followed by one power step on the grown graph. Added
@@ -375,7 +399,7 @@ def _fosr_edges(indptr: np.ndarray, indices: np.ndarray, x: np.ndarray, add: int
     mark = np.zeros(n, dtype=np.bool_)
     added_u = np.empty(add, dtype=np.int64)
     added_v = np.empty(add, dtype=np.int64)
-    root, root_plus_one = deg ** 0.5, (deg + 1.0) ** 0.5  # updated entrywise below
+    root, root_plus_one = deg**0.5, (deg + 1.0) ** 0.5  # updated entrywise below
     for _ in range(power_iterations):
         x = _power_step(x, indptr, indices, deg, root, head, link, other)
     for k in range(add):
@@ -396,9 +420,16 @@ def _fosr_edges(indptr: np.ndarray, indices: np.ndarray, x: np.ndarray, add: int
 
 
 @numba.njit(cache=True)
-def _power_step(x: np.ndarray, indptr: np.ndarray, indices: np.ndarray, deg: np.ndarray,
-                root: np.ndarray, head: np.ndarray, link: np.ndarray,
-                other: np.ndarray) -> np.ndarray:  # pragma: no cover
+def _power_step(
+    x: np.ndarray,
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    deg: np.ndarray,
+    root: np.ndarray,
+    head: np.ndarray,
+    link: np.ndarray,
+    other: np.ndarray,
+) -> np.ndarray:  # pragma: no cover
     """``x ← x − (x·√d)√d/Σd``, then ``x ← (x + D^{-1/2}(A + added)D^{-1/2} x)/‖·‖``
     (``root = d ** 0.5``), with the official code's floating-point operations in its order
     (neighbours in edge order, added edges last); nodes of degree 0 get ``D^{-1/2} = 0``
@@ -429,9 +460,15 @@ def _power_step(x: np.ndarray, indptr: np.ndarray, indices: np.ndarray, deg: np.
 
 
 @numba.njit(cache=True)
-def _min_product_pair(y: np.ndarray, indptr: np.ndarray, indices: np.ndarray, head: np.ndarray,
-                      link: np.ndarray, other: np.ndarray, mark: np.ndarray
-                      ) -> tuple[int, int]:  # pragma: no cover
+def _min_product_pair(
+    y: np.ndarray,
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    head: np.ndarray,
+    link: np.ndarray,
+    other: np.ndarray,
+    mark: np.ndarray,
+) -> tuple[int, int]:  # pragma: no cover
     """The non-edge ``(u, v)``, ``u < v``, minimising ``y_u·y_v``; ties to the smallest pair.
 
     For a fixed ``u`` the product is linear in ``y_v``, so the best partner is the first
@@ -484,9 +521,16 @@ def _order_prefix(values: np.ndarray, length: int) -> np.ndarray:  # pragma: no 
 
 
 @numba.njit(cache=True)
-def _mark_neighbours(u: int, indptr: np.ndarray, indices: np.ndarray, head: np.ndarray,
-                     link: np.ndarray, other: np.ndarray, mark: np.ndarray,
-                     value: bool) -> int:  # pragma: no cover
+def _mark_neighbours(
+    u: int,
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    head: np.ndarray,
+    link: np.ndarray,
+    other: np.ndarray,
+    mark: np.ndarray,
+    value: bool,
+) -> int:  # pragma: no cover
     """Set ``mark`` to ``value`` at ``u`` and at its neighbours (CSR and added edges); return
     how many entries that visited (at least the number of nodes marked)."""
     mark[u] = value

@@ -13,6 +13,7 @@ Two hooks let a training loop build the optimiser the way the papers do:
 * ``no_weight_decay()``: names of parameters that never get weight decay (GPRGNN's filter
   coefficients, as in the GPR-GNN and JDR code).
 """
+
 from __future__ import annotations
 
 import inspect
@@ -25,12 +26,20 @@ from torch import Tensor, nn
 from torch_geometric.nn import GATConv
 
 from rewirekit.errors import RewireError
-from rewirekit.models.layers import (GPRProp, GraphConvolution, NormalizedAdjacency,
-                                     SparseFeatures, SparseOperator, WeightedSAGEConv, linear)
+from rewirekit.models.layers import (
+    GPRProp,
+    GraphConvolution,
+    NormalizedAdjacency,
+    SparseFeatures,
+    SparseOperator,
+    WeightedSAGEConv,
+    linear,
+)
 
 
-def feature_dropout(x: Tensor | SparseOperator, p: float, training: bool
-                    ) -> Tensor | SparseOperator:
+def feature_dropout(
+    x: Tensor | SparseOperator, p: float, training: bool
+) -> Tensor | SparseOperator:
     """Dropout that also accepts sparse CSR features, as a tensor or a
     :class:`~rewirekit.models.layers.SparseOperator` (it drops stored values only, which for
     a matrix product is the same as dropping entries of the dense matrix)."""
@@ -43,9 +52,13 @@ def feature_dropout(x: Tensor | SparseOperator, p: float, training: bool
             return x
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta")
-            return torch.sparse_csr_tensor(x.crow_indices(), x.col_indices(),
-                                           F.dropout(x.values(), p=p, training=True), x.size(),
-                                           check_invariants=False)
+            return torch.sparse_csr_tensor(
+                x.crow_indices(),
+                x.col_indices(),
+                F.dropout(x.values(), p=p, training=True),
+                x.size(),
+                check_invariants=False,
+            )
     return F.dropout(x, p=p, training=training)
 
 
@@ -57,8 +70,9 @@ def _check_width(name: str, value: Any) -> int:
 
 def _check_dropout(name: str, value: Any) -> float:
     if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0.0 <= value < 1.0:
-        raise RewireError(f"{name} is a probability in [0, 1), got {value!r}; "
-                          f"pass e.g. {name}=0.5.")
+        raise RewireError(
+            f"{name} is a probability in [0, 1), got {value!r}; pass e.g. {name}=0.5."
+        )
     return float(value)
 
 
@@ -77,8 +91,13 @@ class NodeClassifier(nn.Module):
 class _LayerStack(NodeClassifier):
     """Layers applied in turn, with an activation and dropout between consecutive layers."""
 
-    def __init__(self, layers: list[nn.Module], dropout: float, input_dropout: bool = False,
-                 activation=F.relu) -> None:
+    def __init__(
+        self,
+        layers: list[nn.Module],
+        dropout: float,
+        input_dropout: bool = False,
+        activation=F.relu,
+    ) -> None:
         super().__init__()
         self.layers = nn.ModuleList(layers)
         self.dropout = dropout
@@ -102,13 +121,15 @@ class _LayerStack(NodeClassifier):
             x = self._apply_layer(layer, x, edge_index, edge_weight)
         return x
 
-    def _apply_layer(self, layer: nn.Module, x: Tensor, edge_index: Tensor,
-                     edge_weight: Tensor | None) -> Tensor:
+    def _apply_layer(
+        self, layer: nn.Module, x: Tensor, edge_index: Tensor, edge_weight: Tensor | None
+    ) -> Tensor:
         return layer(x, edge_index, edge_weight)
 
 
-def _widths(in_channels: int, hidden: int, out_channels: int,
-            num_layers: int) -> list[tuple[int, int]]:
+def _widths(
+    in_channels: int, hidden: int, out_channels: int, num_layers: int
+) -> list[tuple[int, int]]:
     sizes = [in_channels] + [hidden] * (num_layers - 1) + [out_channels]
     return list(zip(sizes[:-1], sizes[1:]))
 
@@ -131,13 +152,24 @@ class GCN(_LayerStack):
         dropout: dropout probability between layers.
     """
 
-    def __init__(self, in_channels: int, out_channels: int, *, hidden: int = 64,
-                 num_layers: int = 2, dropout: float = 0.5) -> None:
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        *,
+        hidden: int = 64,
+        num_layers: int = 2,
+        dropout: float = 0.5,
+    ) -> None:
         _check_width("hidden", hidden)
         _check_width("num_layers", num_layers)
-        super().__init__([GraphConvolution(a, b)
-                          for a, b in _widths(in_channels, hidden, out_channels, num_layers)],
-                         _check_dropout("dropout", dropout))
+        super().__init__(
+            [
+                GraphConvolution(a, b)
+                for a, b in _widths(in_channels, hidden, out_channels, num_layers)
+            ],
+            _check_dropout("dropout", dropout),
+        )
         self.adjacency = NormalizedAdjacency()
         self.features = SparseFeatures()
 
@@ -146,8 +178,9 @@ class GCN(_LayerStack):
         adjacency = self.adjacency(edge_index, edge_weight, x.size(0), x.dtype)
         return super().forward(self.features(x), adjacency)
 
-    def _apply_layer(self, layer: nn.Module, x: Tensor, adjacency: SparseOperator,
-                     edge_weight: None) -> Tensor:
+    def _apply_layer(
+        self, layer: nn.Module, x: Tensor, adjacency: SparseOperator, edge_weight: None
+    ) -> Tensor:
         return layer(x, adjacency)
 
 
@@ -161,13 +194,24 @@ class GraphSAGE(_LayerStack):
     Args: as for :class:`GCN`.
     """
 
-    def __init__(self, in_channels: int, out_channels: int, *, hidden: int = 64,
-                 num_layers: int = 2, dropout: float = 0.5) -> None:
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        *,
+        hidden: int = 64,
+        num_layers: int = 2,
+        dropout: float = 0.5,
+    ) -> None:
         _check_width("hidden", hidden)
         _check_width("num_layers", num_layers)
-        super().__init__([WeightedSAGEConv(a, b) for a, b in _widths(in_channels, hidden,
-                                                                     out_channels, num_layers)],
-                         _check_dropout("dropout", dropout))
+        super().__init__(
+            [
+                WeightedSAGEConv(a, b)
+                for a, b in _widths(in_channels, hidden, out_channels, num_layers)
+            ],
+            _check_dropout("dropout", dropout),
+        )
 
 
 class GAT(_LayerStack):
@@ -190,9 +234,17 @@ class GAT(_LayerStack):
         output_heads: attention heads of the last layer (averaged).
     """
 
-    def __init__(self, in_channels: int, out_channels: int, *, hidden: int = 64,
-                 num_layers: int = 2, dropout: float = 0.5, heads: int = 8,
-                 output_heads: int = 1) -> None:
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        *,
+        hidden: int = 64,
+        num_layers: int = 2,
+        dropout: float = 0.5,
+        heads: int = 8,
+        output_heads: int = 1,
+    ) -> None:
         _check_width("hidden", hidden)
         _check_width("num_layers", num_layers)
         _check_width("heads", heads)
@@ -203,12 +255,16 @@ class GAT(_LayerStack):
         for _ in range(num_layers - 1):
             layers.append(GATConv(width, hidden, heads=heads, dropout=dropout, edge_dim=1))
             width = hidden * heads
-        layers.append(GATConv(width, out_channels, heads=output_heads, concat=False,
-                              dropout=dropout, edge_dim=1))
+        layers.append(
+            GATConv(
+                width, out_channels, heads=output_heads, concat=False, dropout=dropout, edge_dim=1
+            )
+        )
         super().__init__(layers, dropout, input_dropout=True, activation=F.elu)
 
-    def _apply_layer(self, layer: nn.Module, x: Tensor, edge_index: Tensor,
-                     edge_weight: Tensor | None) -> Tensor:
+    def _apply_layer(
+        self, layer: nn.Module, x: Tensor, edge_index: Tensor, edge_weight: Tensor | None
+    ) -> Tensor:
         edge_attr = None if edge_weight is None else edge_weight.view(-1, 1)
         return layer(x, edge_index, edge_attr)
 
@@ -223,16 +279,25 @@ class MLP(_LayerStack):
     Args: as for :class:`GCN`.
     """
 
-    def __init__(self, in_channels: int, out_channels: int, *, hidden: int = 64,
-                 num_layers: int = 2, dropout: float = 0.5) -> None:
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        *,
+        hidden: int = 64,
+        num_layers: int = 2,
+        dropout: float = 0.5,
+    ) -> None:
         _check_width("hidden", hidden)
         _check_width("num_layers", num_layers)
-        super().__init__([nn.Linear(a, b) for a, b in _widths(in_channels, hidden, out_channels,
-                                                               num_layers)],
-                         _check_dropout("dropout", dropout))
+        super().__init__(
+            [nn.Linear(a, b) for a, b in _widths(in_channels, hidden, out_channels, num_layers)],
+            _check_dropout("dropout", dropout),
+        )
 
-    def _apply_layer(self, layer: nn.Module, x: Tensor, edge_index: Tensor,
-                     edge_weight: Tensor | None) -> Tensor:
+    def _apply_layer(
+        self, layer: nn.Module, x: Tensor, edge_index: Tensor, edge_weight: Tensor | None
+    ) -> Tensor:
         return layer(x)
 
 
@@ -256,9 +321,17 @@ class GPRGNN(NodeClassifier):
         dprate: dropout probability right before propagation.
     """
 
-    def __init__(self, in_channels: int, out_channels: int, *, hidden: int = 64,
-                 dropout: float = 0.5, K: int = 10, alpha: float = 0.1,
-                 dprate: float = 0.5) -> None:
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        *,
+        hidden: int = 64,
+        dropout: float = 0.5,
+        K: int = 10,
+        alpha: float = 0.1,
+        dprate: float = 0.5,
+    ) -> None:
         super().__init__()
         self.lin1 = nn.Linear(in_channels, _check_width("hidden", hidden))
         self.lin2 = nn.Linear(hidden, out_channels)
@@ -303,8 +376,11 @@ def list_models() -> list[str]:
 def model_hparams(name: str) -> dict[str, Any]:
     """The hyperparameters ``name`` accepts, with their defaults."""
     signature = inspect.signature(_lookup(name))
-    return {p.name: p.default for p in signature.parameters.values()
-            if p.kind is inspect.Parameter.KEYWORD_ONLY}
+    return {
+        p.name: p.default
+        for p in signature.parameters.values()
+        if p.kind is inspect.Parameter.KEYWORD_ONLY
+    }
 
 
 def build_model(name: str, in_channels: int, out_channels: int, **hparams: Any) -> NodeClassifier:
@@ -320,8 +396,10 @@ def build_model(name: str, in_channels: int, out_channels: int, **hparams: Any) 
     accepted = model_hparams(name)
     unknown = sorted(set(hparams) - set(accepted))
     if unknown:
-        raise RewireError(f"model {name!r} has no hyperparameter(s) {', '.join(unknown)}; "
-                          f"it accepts: {', '.join(accepted)}.")
+        raise RewireError(
+            f"model {name!r} has no hyperparameter(s) {', '.join(unknown)}; "
+            f"it accepts: {', '.join(accepted)}."
+        )
     _check_width("in_channels", in_channels)
     _check_width("out_channels", out_channels)
     return _lookup(name)(in_channels, out_channels, **hparams)

@@ -7,12 +7,14 @@ Full-batch training multiplies the same sparse matrices (the normalised adjacenc
 bag-of-words features) hundreds of times: :class:`SparseOperator` keeps such a matrix with
 its transpose, so neither the forward nor the backward product converts it again.
 """
+
 from __future__ import annotations
 
 import copy
 import warnings
 import weakref
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import torch
 from torch import Tensor
@@ -74,8 +76,13 @@ def _csr(pattern: Tensor, values: Tensor) -> Tensor:
     """A CSR tensor with the index arrays of ``pattern`` and the given values."""
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta")
-        return torch.sparse_csr_tensor(pattern.crow_indices(), pattern.col_indices(), values,
-                                       pattern.size(), check_invariants=False)
+        return torch.sparse_csr_tensor(
+            pattern.crow_indices(),
+            pattern.col_indices(),
+            values,
+            pattern.size(),
+            check_invariants=False,
+        )
 
 
 class _IdentityCache:
@@ -87,12 +94,19 @@ class _IdentityCache:
         self._extra: tuple = ()
         self._value: Any = None
 
-    def get(self, tensors: tuple[Tensor | None, ...], extra: tuple, build: Callable[[], Any]
-            ) -> Any:
+    def get(
+        self, tensors: tuple[Tensor | None, ...], extra: tuple, build: Callable[[], Any]
+    ) -> Any:
         refs = self._refs
-        hit = (refs is not None and extra == self._extra and len(refs) == len(tensors)
-               and all(r is None if t is None else (r is not None and r() is t)
-                       for r, t in zip(refs, tensors)))
+        hit = (
+            refs is not None
+            and extra == self._extra
+            and len(refs) == len(tensors)
+            and all(
+                r is None if t is None else (r is not None and r() is t)
+                for r, t in zip(refs, tensors)
+            )
+        )
         if not hit:
             self._value = build()
             self._refs = tuple(None if t is None else weakref.ref(t) for t in tensors)
@@ -114,15 +128,18 @@ class NormalizedAdjacency:
     def __init__(self) -> None:
         self._cache = _IdentityCache()
 
-    def __call__(self, edge_index: Tensor, edge_weight: Tensor | None, num_nodes: int,
-                 dtype: torch.dtype) -> SparseOperator:
+    def __call__(
+        self, edge_index: Tensor, edge_weight: Tensor | None, num_nodes: int, dtype: torch.dtype
+    ) -> SparseOperator:
         def build() -> SparseOperator:
             index, norm = gcn_norm(edge_index, edge_weight, num_nodes=num_nodes, dtype=dtype)
             with warnings.catch_warnings():
                 warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta")
                 warnings.filterwarnings("ignore", message="Sparse invariant checks")
-                return SparseOperator(to_torch_csr_tensor(index.flip(0), norm,
-                                                          size=(num_nodes, num_nodes)))
+                return SparseOperator(
+                    to_torch_csr_tensor(index.flip(0), norm, size=(num_nodes, num_nodes))
+                )
+
         return self._cache.get((edge_index, edge_weight), (num_nodes, dtype), build)
 
 
@@ -191,11 +208,14 @@ class GPRProp(Module):
     def __init__(self, K: int, alpha: float) -> None:
         super().__init__()
         if not isinstance(K, int) or isinstance(K, bool) or K < 1:
-            raise RewireError(f"GPRGNN needs K >= 1 propagation steps, got K={K!r}; "
-                              "pass an integer such as K=10.")
+            raise RewireError(
+                f"GPRGNN needs K >= 1 propagation steps, got K={K!r}; pass an integer such as K=10."
+            )
         if not 0.0 <= float(alpha) <= 1.0:
-            raise RewireError(f"GPRGNN's alpha is a teleport probability in [0, 1], got {alpha!r}; "
-                              "pass e.g. alpha=0.1.")
+            raise RewireError(
+                f"GPRGNN's alpha is a teleport probability in [0, 1], got {alpha!r}; "
+                "pass e.g. alpha=0.1."
+            )
         self.K = K
         self.alpha = float(alpha)
         self.temp = Parameter(torch.empty(K + 1))

@@ -1,7 +1,12 @@
 import pytest
 
-from rewirekit.bench.report import (compare_to_baseline, summarize_records, to_csv, to_markdown,
-                                    to_sweep_table)
+from rewirekit.bench.report import (
+    compare_to_baseline,
+    summarize_records,
+    to_csv,
+    to_markdown,
+    to_sweep_table,
+)
 from rewirekit.bench.store import RunKey, RunRecord, params_hash
 
 

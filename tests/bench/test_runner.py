@@ -1,4 +1,5 @@
 """The runner resumes: killed with SIGKILL mid-run, a re-run keeps every finished row."""
+
 import os
 import signal
 import sqlite3
@@ -64,8 +65,12 @@ def test_sigkill_then_resume(tmp_path):
 def test_rerun_skips_and_returns_all_rows(tmp_path):
     spec = BenchmarkSpec(
         datasets=[DatasetSpec("csbm-tiny", lambda: csbm(200, 40, phi=-0.5, seed=2), "csbm")],
-        methods=[MethodSpec("none")], models=["gcn"], split_preset="dense",
-        training_preset="comfy", num_splits=3)
+        methods=[MethodSpec("none")],
+        models=["gcn"],
+        split_preset="dense",
+        training_preset="comfy",
+        num_splits=3,
+    )
     calls = []
 
     class Counting:
@@ -79,10 +84,13 @@ def test_rerun_skips_and_returns_all_rows(tmp_path):
         first = run_benchmark(spec, store, Counting())
         loaded = []
         spec2 = BenchmarkSpec(
-            datasets=[DatasetSpec("csbm-tiny", lambda: loaded.append(1) or csbm(200, 40),
-                                  "csbm")],
-            methods=spec.methods, models=spec.models, split_preset="dense",
-            training_preset="comfy", num_splits=3)
+            datasets=[DatasetSpec("csbm-tiny", lambda: loaded.append(1) or csbm(200, 40), "csbm")],
+            methods=spec.methods,
+            models=spec.models,
+            split_preset="dense",
+            training_preset="comfy",
+            num_splits=3,
+        )
         second = run_benchmark(spec2, store)
     assert calls[0] == 3 and len(calls) == 4
     assert len(first) == 3 and [r.test_acc for r in first] == [r.test_acc for r in second]

@@ -41,8 +41,7 @@ def test_fractions_are_not_rescaled():
 def test_single_value_has_no_spread():
     s = summarize([3.0])
     assert (s.n, s.mean) == (1, 3.0)
-    assert all(math.isnan(v) for v in (s.std, s.ci_low, s.ci_high, s.ci_half_width,
-                                      s.two_sigma))
+    assert all(math.isnan(v) for v in (s.std, s.ci_low, s.ci_high, s.ci_half_width, s.two_sigma))
 
 
 @pytest.mark.parametrize("values", [[], [1.0, float("nan")], [[1.0, 2.0]]])
@@ -88,13 +87,16 @@ def test_paired_lengths_must_match():
         paired_comparison([1.0, 2.0], [1.0])
 
 
-@pytest.mark.parametrize("a, b, expected", [
-    ((0.0, 1.0), (0.5, 2.0), True),
-    ((0.0, 1.0), (1.0, 2.0), True),  # touching
-    ((0.0, 1.0), (1.5, 2.0), False),
-    ((1.5, 2.0), (0.0, 1.0), False),
-    ((0.0, 3.0), (1.0, 2.0), True),  # nested
-])
+@pytest.mark.parametrize(
+    "a, b, expected",
+    [
+        ((0.0, 1.0), (0.5, 2.0), True),
+        ((0.0, 1.0), (1.0, 2.0), True),  # touching
+        ((0.0, 1.0), (1.5, 2.0), False),
+        ((1.5, 2.0), (0.0, 1.0), False),
+        ((0.0, 3.0), (1.0, 2.0), True),  # nested
+    ],
+)
 def test_intervals_overlap(a, b, expected):
     assert intervals_overlap(*a, *b) is expected
 

@@ -84,8 +84,9 @@ while True:
 
 def test_sigkill_mid_write_loses_no_finished_row(tmp_path):
     path = tmp_path / "kill.db"
-    proc = subprocess.Popen([sys.executable, "-c", _WRITER, str(path)], stdout=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _WRITER, str(path)], stdout=subprocess.PIPE, text=True
+    )
     finished = []
     deadline = time.time() + 60
     while len(finished) < 200 and time.time() < deadline:

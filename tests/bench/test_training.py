@@ -4,8 +4,12 @@ import pytest
 import torch
 from torch_geometric.data import Data
 
-from rewirekit.bench import (TrainConfig, get_training_preset, list_training_presets,
-                             train_node_classifier)
+from rewirekit.bench import (
+    TrainConfig,
+    get_training_preset,
+    list_training_presets,
+    train_node_classifier,
+)
 from rewirekit.bench.training import _param_groups, _Tracker
 from rewirekit.errors import RewireError
 from rewirekit.methods import get_method
@@ -26,7 +30,9 @@ def _clusters(num_classes=3, size=30, seed=0, signal=1.5):
     x = means[y] + torch.randn(n, 8, generator=gen)
     order = torch.randperm(n, generator=gen)
     masks = [torch.zeros(n, dtype=torch.bool) for _ in range(3)]
-    for mask, part in zip(masks, (order[: n // 2], order[n // 2: 3 * n // 4], order[3 * n // 4:])):
+    for mask, part in zip(
+        masks, (order[: n // 2], order[n // 2 : 3 * n // 4], order[3 * n // 4 :])
+    ):
         mask[part] = True
     return Data(x=x, y=y, edge_index=edge_index), masks
 
@@ -125,8 +131,9 @@ def test_gprgnn_rule_waits_for_a_full_window():
 
 def test_digl_rule_on_accuracy_reports_the_best_accuracy_epoch():
     config = TrainConfig(early_stopping="digl", patience=2, criterion="acc")
-    stop, best = _feed(config, [1.0] * 6, accs=[0.5, 0.7, 0.7, 0.6, 0.9, 0.9],
-                       tests=[10, 11, 12, 13, 14, 15])
+    stop, best = _feed(
+        config, [1.0] * 6, accs=[0.5, 0.7, 0.7, 0.6, 0.9, 0.9], tests=[10, 11, 12, 13, 14, 15]
+    )
     assert stop == 3  # epochs 2 and 3 do not improve on 0.7
     assert best == (11, 0.7, 1)
 
@@ -148,10 +155,18 @@ def test_weight_decay_groups():
     assert len(_param_groups(gcn, TrainConfig())) == 1
 
 
-@pytest.mark.parametrize("change", [
-    {"lr": 0.0}, {"weight_decay": -1.0}, {"max_epochs": 0}, {"early_stopping": "patience"},
-    {"patience": 0}, {"criterion": "f1"}, {"eval_at": "middle"},
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"lr": 0.0},
+        {"weight_decay": -1.0},
+        {"max_epochs": 0},
+        {"early_stopping": "patience"},
+        {"patience": 0},
+        {"criterion": "f1"},
+        {"eval_at": "middle"},
+    ],
+)
 def test_bad_config_raises(change):
     with pytest.raises(RewireError):
         TrainConfig(**change)
@@ -164,13 +179,21 @@ def test_bad_inputs_raise(clusters):
     with pytest.raises(RewireError, match="selects no node"):
         train_node_classifier(data, train, torch.zeros_like(val), test, "gcn", FAST, seed=0)
     with pytest.raises(RewireError, match="float"):
-        train_node_classifier(Data(x=data.x.long(), y=data.y, edge_index=data.edge_index),
-                              train, val, test, "gcn", FAST, seed=0)
+        train_node_classifier(
+            Data(x=data.x.long(), y=data.y, edge_index=data.edge_index),
+            train,
+            val,
+            test,
+            "gcn",
+            FAST,
+            seed=0,
+        )
     with pytest.raises(RewireError, match="unknown model"):
         train_node_classifier(data, train, val, test, "gin", FAST, seed=0)
 
 
 # --- presets -------------------------------------------------------------------------------
+
 
 def test_preset_registry():
     assert list_training_presets() == ["jdr", "comfy"]
@@ -183,27 +206,52 @@ def test_jdr_defaults_and_cora_overrides():
     gcn = jdr.config("Cora", "gcn")
     assert (gcn.lr, gcn.weight_decay, gcn.weight_decay_first_layer_only) == (0.01, 0.05, True)
     assert (gcn.hidden, gcn.dropout, gcn.max_epochs) == (64, 0.5, 10_000)
-    assert (gcn.early_stopping, gcn.patience, gcn.criterion, gcn.eval_at) == ("gprgnn", 200,
-                                                                            "loss", "best")
+    assert (gcn.early_stopping, gcn.patience, gcn.criterion, gcn.eval_at) == (
+        "gprgnn",
+        200,
+        "loss",
+        "best",
+    )
     assert not gcn.normalize_features and gcn.model_params == {}
     gpr = jdr.config("cora", "gprgnn")
     assert gpr.model_params == {"K": 10, "alpha": 0.1, "dprate": 0.5}
     assert gpr.normalize_features and gpr.weight_decay == 5e-4
 
 
-@pytest.mark.parametrize("dataset, model, expected", [
-    ("chameleon", "gcn", dict(lr=0.05, weight_decay=0.0, early_stopping="digl", criterion="acc",
-                              normalize_features=True)),
-    ("squirrel", "gcn", dict(lr=0.05, weight_decay=0.0, early_stopping="digl", criterion="acc",
-                             normalize_features=True)),
-    ("actor", "gcn", dict(early_stopping="digl", criterion="acc", normalize_features=False)),
-    ("film", "gprgnn", dict(weight_decay=0.0, normalize_features=True, alpha=0.9)),
-    ("photo", "gprgnn", dict(weight_decay=0.0, alpha=0.5)),
-    ("texas", "gcn", dict(lr=0.05, normalize_features=True)),
-    ("cornell", "gprgnn", dict(lr=0.05, normalize_features=True, alpha=0.9)),
-    ("citeseer", "gcn", dict(normalize_features=True)),
-    ("pubmed", "gprgnn", dict(lr=0.05, alpha=0.2, normalize_features=True)),
-])
+@pytest.mark.parametrize(
+    "dataset, model, expected",
+    [
+        (
+            "chameleon",
+            "gcn",
+            dict(
+                lr=0.05,
+                weight_decay=0.0,
+                early_stopping="digl",
+                criterion="acc",
+                normalize_features=True,
+            ),
+        ),
+        (
+            "squirrel",
+            "gcn",
+            dict(
+                lr=0.05,
+                weight_decay=0.0,
+                early_stopping="digl",
+                criterion="acc",
+                normalize_features=True,
+            ),
+        ),
+        ("actor", "gcn", dict(early_stopping="digl", criterion="acc", normalize_features=False)),
+        ("film", "gprgnn", dict(weight_decay=0.0, normalize_features=True, alpha=0.9)),
+        ("photo", "gprgnn", dict(weight_decay=0.0, alpha=0.5)),
+        ("texas", "gcn", dict(lr=0.05, normalize_features=True)),
+        ("cornell", "gprgnn", dict(lr=0.05, normalize_features=True, alpha=0.9)),
+        ("citeseer", "gcn", dict(normalize_features=True)),
+        ("pubmed", "gprgnn", dict(lr=0.05, alpha=0.2, normalize_features=True)),
+    ],
+)
 def test_jdr_dataset_overrides(dataset, model, expected):
     config = get_training_preset("jdr").config(dataset, model)
     got = {**vars(config), **config.model_params}
@@ -216,8 +264,9 @@ def test_jdr_sections_follow_the_official_naming():
     assert jdr.section("cora", "gcn", rewired=True, split="dense") == "gcn_denoise_dense"
     assert jdr.section("cora", "gprgnn", rewired=True) == "gprgnn_denoise_gprgnn"
     assert jdr.section("cora", "gprgnn", rewired=True, tuned_with="gcn") == "gprgnn_denoise"
-    assert jdr.section("chameleon", "gprgnn", rewired=True,
-                       split="dense") == "gprgnn_denoise_gprgnn"
+    assert (
+        jdr.section("chameleon", "gprgnn", rewired=True, split="dense") == "gprgnn_denoise_gprgnn"
+    )
     assert jdr.section("cora", "sage", rewired=True) == "sage_denoise"
     with pytest.raises(RewireError):
         jdr.section("cora", "gcn", rewired=True, tuned_with="gat")
@@ -229,8 +278,10 @@ def test_jdr_rewired_sections_have_their_own_training_settings():
     assert jdr.config("cora", "gprgnn", rewired=True).weight_decay == 0.05
     chameleon = jdr.config("chameleon", "gprgnn", rewired=True, split="dense")
     assert chameleon.normalize_features and chameleon.model_params["alpha"] == 0.1
-    assert jdr.config("cora", "gcn", rewired=True, split="dense").source == \
-        "jdr: cora/gcn_denoise_dense"
+    assert (
+        jdr.config("cora", "gcn", rewired=True, split="dense").source
+        == "jdr: cora/gcn_denoise_dense"
+    )
 
 
 def test_jdr_rewiring_params():
@@ -260,10 +311,16 @@ def test_unknown_dataset_falls_back_to_defaults():
         get_training_preset("jdr").config("cora", "gin")
 
 
-@pytest.mark.parametrize("dataset, lr, hidden, normalized", [
-    ("Cora", 0.01, 128, True), ("citeseer", 0.01, 32, True), ("texas", 0.001, 128, False),
-    ("chameleon_filtered", 0.001, 128, False), ("actor", 0.001, 128, False),
-])
+@pytest.mark.parametrize(
+    "dataset, lr, hidden, normalized",
+    [
+        ("Cora", 0.01, 128, True),
+        ("citeseer", 0.01, 32, True),
+        ("texas", 0.001, 128, False),
+        ("chameleon_filtered", 0.001, 128, False),
+        ("actor", 0.001, 128, False),
+    ],
+)
 def test_comfy_config(dataset, lr, hidden, normalized):
     config = get_training_preset("comfy").config(dataset, "gcn", rewired=True)
     assert (config.lr, config.hidden, config.normalize_features) == (lr, hidden, normalized)

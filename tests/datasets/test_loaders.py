@@ -3,6 +3,7 @@
 Real datasets are read from ``$REWIREKIT_DATA`` (e.g. ``/work/shared/datasets``); tests
 of datasets that are not there are skipped, so nothing is ever downloaded.
 """
+
 import shutil
 from pathlib import Path
 
@@ -11,8 +12,14 @@ import torch
 from torch_geometric.data import Data
 from torch_geometric.utils import contains_self_loops, is_undirected
 
-from rewirekit.datasets import (DatasetUnavailable, available_offline, list_datasets, load,
-                                loaders, standardize)
+from rewirekit.datasets import (
+    DatasetUnavailable,
+    available_offline,
+    list_datasets,
+    load,
+    loaders,
+    standardize,
+)
 from rewirekit.errors import RewireError
 
 # name: (nodes, edges as PyG reports them, features, classes, mask shape or None)
@@ -47,12 +54,16 @@ def require_offline(name: str) -> None:
 
 
 def tree_snapshot(root: Path) -> dict[str, tuple[int, int]]:
-    return {str(path.relative_to(root)): (path.stat().st_size, path.stat().st_mtime_ns)
-            for path in root.rglob("*")}
+    return {
+        str(path.relative_to(root)): (path.stat().st_size, path.stat().st_mtime_ns)
+        for path in root.rglob("*")
+    }
 
 
-@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.slow) if name in SLOW
-                                  else name for name in EXPECTED])
+@pytest.mark.parametrize(
+    "name",
+    [pytest.param(name, marks=pytest.mark.slow) if name in SLOW else name for name in EXPECTED],
+)
 def test_load_matches_reference_counts(name, cache):
     require_offline(name)
     nodes, edges, features, classes, mask_shape = EXPECTED[name]
@@ -60,8 +71,11 @@ def test_load_matches_reference_counts(name, cache):
     assert data.name == name
     assert (data.num_nodes, data.num_edges, data.num_features) == (nodes, edges, features)
     assert int(data.y.max()) + 1 == classes
-    assert (data.x.dtype, data.y.dtype, data.edge_index.dtype) == \
-        (torch.float32, torch.int64, torch.int64)
+    assert (data.x.dtype, data.y.dtype, data.edge_index.dtype) == (
+        torch.float32,
+        torch.int64,
+        torch.int64,
+    )
     for part in ("train", "val", "test"):
         mask = data.get(f"{part}_mask")
         assert (None if mask is None else tuple(mask.shape)) == mask_shape
@@ -156,8 +170,11 @@ def test_standardize_makes_geom_gcn_graphs_simple_and_undirected(cache):
 
 
 def test_standardize_averages_edge_weights_of_merged_edges():
-    data = Data(edge_index=torch.tensor([[0, 1, 1, 2, 2], [1, 0, 2, 2, 0]]),
-                edge_weight=torch.tensor([1.0, 3.0, 5.0, 7.0, 9.0]), num_nodes=3)
+    data = Data(
+        edge_index=torch.tensor([[0, 1, 1, 2, 2], [1, 0, 2, 2, 0]]),
+        edge_weight=torch.tensor([1.0, 3.0, 5.0, 7.0, 9.0]),
+        num_nodes=3,
+    )
     out = standardize(data)
     assert out.edge_index.tolist() == [[0, 0, 1, 1, 2, 2], [1, 2, 0, 2, 0, 1]]
     assert out.edge_weight.tolist() == [2.0, 9.0, 2.0, 5.0, 9.0, 5.0]

@@ -1,4 +1,5 @@
 """Split presets: exact sizes per rule, determinism, shipped masks, largest component."""
+
 import os
 import subprocess
 import sys
@@ -7,8 +8,14 @@ import pytest
 import torch
 from torch_geometric.data import Data
 
-from rewirekit.datasets import (SPLIT_PRESETS, ClassBalancedSplit, available_offline,
-                                get_split_preset, list_split_presets, load)
+from rewirekit.datasets import (
+    SPLIT_PRESETS,
+    ClassBalancedSplit,
+    available_offline,
+    get_split_preset,
+    list_split_presets,
+    load,
+)
 from rewirekit.errors import RewireError
 
 RANDOM_PRESETS = ["sparse", "dense", "comfy"]
@@ -21,19 +28,25 @@ def toy(class_sizes=(250, 250, 250, 250), seed=0) -> Data:
     y = y[torch.randperm(y.numel(), generator=gen)]
     ring = torch.arange(y.numel())
     edge_index = torch.stack([ring, (ring + 1) % y.numel()])
-    return Data(x=torch.randn(y.numel(), 3, generator=gen), y=y,
-                edge_index=torch.cat([edge_index, edge_index.flip(0)], dim=1))
+    return Data(
+        x=torch.randn(y.numel(), 3, generator=gen),
+        y=y,
+        edge_index=torch.cat([edge_index, edge_index.flip(0)], dim=1),
+    )
 
 
 def sizes(masks):
     return [int(mask.sum()) for mask in masks]
 
 
-@pytest.mark.parametrize("name, expected", [
-    ("dense", [600, 200, 200]),  # 4 classes x round(0.6 * 1000 / 4) = 150, round(0.2 * 1000)
-    ("sparse", [24, 25, 951]),   # 4 classes x round(0.025 * 1000 / 4) = 6, round(25)
-    ("comfy", [600, 200, 200]),  # rest, round(0.2 * 1000), round(0.2 * 1000)
-])
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("dense", [600, 200, 200]),  # 4 classes x round(0.6 * 1000 / 4) = 150, round(0.2 * 1000)
+        ("sparse", [24, 25, 951]),  # 4 classes x round(0.025 * 1000 / 4) = 6, round(25)
+        ("comfy", [600, 200, 200]),  # rest, round(0.2 * 1000), round(0.2 * 1000)
+    ],
+)
 def test_random_presets_have_exact_sizes_and_partition_the_nodes(name, expected):
     preset = get_split_preset(name)
     data = preset.prepare(toy())
@@ -69,14 +82,23 @@ def test_the_preset_name_is_part_of_the_seed():
 
 
 def test_random_splits_are_stable_across_processes():
-    script = ("import torch; from torch_geometric.data import Data; "
-              "from rewirekit.datasets import get_split_preset; "
-              "data = Data(y=torch.arange(1000) % 4, num_nodes=1000); "
-              "print(get_split_preset('dense').split(data, 3, key='cora')[0].nonzero().view(-1)"
-              "[:12].tolist())")
-    outputs = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                              check=True, env={**os.environ, "PYTHONHASHSEED": seed}).stdout
-               for seed in ("1", "2")}
+    script = (
+        "import torch; from torch_geometric.data import Data; "
+        "from rewirekit.datasets import get_split_preset; "
+        "data = Data(y=torch.arange(1000) % 4, num_nodes=1000); "
+        "print(get_split_preset('dense').split(data, 3, key='cora')[0].nonzero().view(-1)"
+        "[:12].tolist())"
+    )
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout
+        for seed in ("1", "2")
+    }
     assert len(outputs) == 1
 
 
@@ -93,8 +115,10 @@ def test_geom_gcn_preset_reads_the_shipped_masks():
         preset.split(data, 10, key="toy")
 
 
-@pytest.mark.parametrize("name, masks", [("geom-gcn", None), ("geom-gcn", (1000,)),
-                                         ("public", None), ("public", (1000, 10))])
+@pytest.mark.parametrize(
+    "name, masks",
+    [("geom-gcn", None), ("geom-gcn", (1000,)), ("public", None), ("public", (1000, 10))],
+)
 def test_shipped_presets_refuse_data_without_their_masks(name, masks):
     data = toy()
     if masks is not None:
@@ -110,8 +134,9 @@ def test_shipped_presets_on_real_data(name, expected, tmp_path_factory):
         pytest.skip(f"{name} is not in $REWIREKIT_DATA")
     data = load(name, cache_dir=tmp_path_factory.getbasetemp() / "split-cache")
     masks = get_split_preset(expected).split(data, 0, key=name)
-    assert torch.equal(masks[0], data.train_mask if data.train_mask.dim() == 1
-                       else data.train_mask[:, 0])
+    assert torch.equal(
+        masks[0], data.train_mask if data.train_mask.dim() == 1 else data.train_mask[:, 0]
+    )
     if name == "cora":
         assert sizes(masks) == [140, 500, 1000]
 
@@ -120,8 +145,14 @@ def test_comfy_keeps_the_largest_component_in_original_order():
     # components {1, 3, 5, 7, 9} (a directed path, so only weakly connected), {0, 2}, {4, 6, 8}
     edge_index = torch.tensor([[1, 3, 5, 7, 0, 4, 6], [3, 5, 7, 9, 2, 6, 8]])
     masks = torch.arange(10).view(-1, 1).repeat(1, 10) % 2 == 1
-    data = Data(x=torch.arange(10.0).view(-1, 1), y=torch.arange(10) % 3, edge_index=edge_index,
-                train_mask=masks, val_mask=~masks, test_mask=masks)
+    data = Data(
+        x=torch.arange(10.0).view(-1, 1),
+        y=torch.arange(10) % 3,
+        edge_index=edge_index,
+        train_mask=masks,
+        val_mask=~masks,
+        test_mask=masks,
+    )
     preset = get_split_preset("comfy")
     out = preset.prepare(data)
     assert out.node_map.tolist() == [1, 3, 5, 7, 9]
@@ -147,8 +178,13 @@ def test_class_balanced_presets_need_integer_labels():
 
 def test_preset_registry():
     assert list_split_presets() == ["sparse", "dense", "geom-gcn", "comfy", "public"]
-    assert {name: preset.num_splits for name, preset in SPLIT_PRESETS.items()} == \
-        {"sparse": 100, "dense": 100, "geom-gcn": 10, "comfy": 100, "public": 1}
+    assert {name: preset.num_splits for name, preset in SPLIT_PRESETS.items()} == {
+        "sparse": 100,
+        "dense": 100,
+        "geom-gcn": 10,
+        "comfy": 100,
+        "public": 1,
+    }
     assert get_split_preset("GEOM_GCN") is SPLIT_PRESETS["geom-gcn"]
     with pytest.raises(RewireError, match="unknown split preset 'random'.*sparse, dense"):
         get_split_preset("random")

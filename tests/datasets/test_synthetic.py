@@ -1,4 +1,5 @@
 """cSBM and aligned SBM generators: seeding, graph validity, and agreement with the model."""
+
 import math
 import time
 
@@ -67,14 +68,17 @@ def test_csbm_phi_grid():
     assert all(b - a == 0.125 for a, b in zip(CSBM_PHI_GRID, CSBM_PHI_GRID[1:]))
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"phi": 1.5}, "phi must lie in"),
-    ({"avg_degree": 1.0, "phi": 1.0}, "raise avg_degree"),
-    ({"avg_degree": 0.0}, "avg_degree must be positive"),
-    ({"num_nodes": 10, "avg_degree": 20.0}, "raise num_nodes"),
-    ({"num_features": 0}, "num_features must be an integer"),
-    ({"seed": -1}, "seed"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"phi": 1.5}, "phi must lie in"),
+        ({"avg_degree": 1.0, "phi": 1.0}, "raise avg_degree"),
+        ({"avg_degree": 0.0}, "avg_degree must be positive"),
+        ({"num_nodes": 10, "avg_degree": 20.0}, "raise num_nodes"),
+        ({"num_features": 0}, "num_features must be an integer"),
+        ({"seed": -1}, "seed"),
+    ],
+)
 def test_csbm_rejects_bad_parameters(kwargs, match):
     with pytest.raises(RewireError, match=match):
         csbm(**kwargs)

@@ -1,4 +1,5 @@
 """Small graphs that exercise every rule of the method contract."""
+
 from __future__ import annotations
 
 import pytest
@@ -59,9 +60,19 @@ def medium(seed: int = 0) -> Data:
     return Data(x=_features(60, seed), y=_labels(60), edge_index=ei)
 
 
-VALID_GRAPHS = {f.__name__: f for f in
-                (tiny, disconnected, isolated_nodes, weighted, with_self_loops_and_duplicates,
-                 edgeless, directed, medium)}
+VALID_GRAPHS = {
+    f.__name__: f
+    for f in (
+        tiny,
+        disconnected,
+        isolated_nodes,
+        weighted,
+        with_self_loops_and_duplicates,
+        edgeless,
+        directed,
+        medium,
+    )
+}
 
 
 @pytest.fixture(params=sorted(VALID_GRAPHS))

@@ -1,4 +1,5 @@
 """Louvain wrapper, connectivity-safe deletions and ComMa."""
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -10,14 +11,18 @@ from torch_geometric.utils import to_undirected
 import rewirekit
 from rewirekit import RewireError
 from rewirekit.graph import EdgeSet, edge_set
-from rewirekit.methods.community import (detect_communities, removable_in_order,
-                                         sample_community_non_edges)
+from rewirekit.methods.community import (
+    detect_communities,
+    removable_in_order,
+    sample_community_non_edges,
+)
 
 
 def _graph(pairs, n):
     ei = to_undirected(torch.tensor(pairs, dtype=torch.long).t(), num_nodes=n)
-    return Data(x=torch.randn(n, 3, generator=torch.Generator().manual_seed(0)), edge_index=ei,
-                num_nodes=n)
+    return Data(
+        x=torch.randn(n, 3, generator=torch.Generator().manual_seed(0)), edge_index=ei, num_nodes=n
+    )
 
 
 def _pairs(data):
@@ -48,10 +53,15 @@ def test_community_labels_are_canonical_and_seeded(algorithm):
     labels = detect_communities(edge_set(data), seed=0, algorithm=algorithm)
     assert labels.tolist() == [0] * 5 + [1] * 5 + [2] * 5
     isolated = Data(edge_index=torch.zeros(2, 0, dtype=torch.long), num_nodes=4)
-    assert detect_communities(edge_set(isolated), seed=0, algorithm=algorithm).tolist() == \
-        [0, 1, 2, 3]
-    medium = _graph(torch.randint(0, 80, (2, 200), generator=torch.Generator().manual_seed(3))
-                    .t().tolist(), 80)
+    assert detect_communities(edge_set(isolated), seed=0, algorithm=algorithm).tolist() == [
+        0,
+        1,
+        2,
+        3,
+    ]
+    medium = _graph(
+        torch.randint(0, 80, (2, 200), generator=torch.Generator().manual_seed(3)).t().tolist(), 80
+    )
     a = detect_communities(edge_set(medium), seed=5, algorithm=algorithm)
     assert np.array_equal(a, detect_communities(edge_set(medium), seed=5, algorithm=algorithm))
     first = [np.flatnonzero(a == c)[0] for c in range(a.max() + 1)]
@@ -69,8 +79,14 @@ def test_leiden_leaves_the_global_random_state_alone():
 
 
 def test_default_is_leiden_and_unknown_algorithms_are_refused():
-    medium = edge_set(_graph(torch.randint(0, 300, (2, 1500), generator=torch.Generator()
-                                           .manual_seed(4)).t().tolist(), 300))
+    medium = edge_set(
+        _graph(
+            torch.randint(0, 300, (2, 1500), generator=torch.Generator().manual_seed(4))
+            .t()
+            .tolist(),
+            300,
+        )
+    )
     leiden = detect_communities(medium, algorithm="leiden")
     assert np.array_equal(detect_communities(medium), leiden)
     assert not np.array_equal(detect_communities(medium, algorithm="louvain"), leiden)
@@ -98,7 +114,7 @@ def test_removable_in_order_equals_the_sequential_walk(seed):
     raw = rng.integers(0, n, (2, 40))
     data = _graph(raw[:, raw[0] != raw[1]].T.tolist(), n)
     edges = edge_set(data)
-    candidates = rng.permutation(edges.num_pairs)[:rng.integers(5, edges.num_pairs)]
+    candidates = rng.permutation(edges.num_pairs)[: rng.integers(5, edges.num_pairs)]
     got = removable_in_order(edges, candidates).tolist()
     assert got == _sequential_removable(edges, candidates)
 
@@ -124,8 +140,9 @@ def test_lower_comma_adds_between_and_deletes_inside_communities():
 
 
 def test_comma_deletions_never_split_components():
-    data = _graph(torch.randint(0, 60, (2, 90), generator=torch.Generator().manual_seed(1))
-                  .t().tolist(), 60)
+    data = _graph(
+        torch.randint(0, 60, (2, 90), generator=torch.Generator().manual_seed(1)).t().tolist(), 60
+    )
     before = _components(60, _pairs(data))
     for mode in ("higher", "lower"):
         labels = detect_communities(edge_set(data), seed=0)
@@ -148,8 +165,9 @@ def test_comma_budget_errors_name_the_budget():
 
 
 def test_comma_is_seeded():
-    data = _graph(torch.randint(0, 60, (2, 150), generator=torch.Generator().manual_seed(2))
-                  .t().tolist(), 60)
+    data = _graph(
+        torch.randint(0, 60, (2, 150), generator=torch.Generator().manual_seed(2)).t().tolist(), 60
+    )
     a = rewirekit.rewire(data, "comma", add=5, delete=5, seed=0)
     b = rewirekit.rewire(data, "comma", add=5, delete=5, seed=1)
     assert not torch.equal(a.edge_index, b.edge_index)
@@ -159,8 +177,9 @@ def test_comma_is_seeded():
 def test_community_sampling_by_rejection_on_a_large_graph(inside):
     n = 6000  # two communities of 3000: 9M pairs inside and 9M between, above the enumeration limit
     ring = np.arange(n)
-    data = Data(edge_index=to_undirected(torch.from_numpy(np.stack([ring, (ring + 1) % n]))),
-                num_nodes=n)
+    data = Data(
+        edge_index=to_undirected(torch.from_numpy(np.stack([ring, (ring + 1) % n]))), num_nodes=n
+    )
     edges = edge_set(data)
     labels = (np.arange(n) >= n // 2).astype(np.int64)
     u, v = sample_community_non_edges(edges, labels, 3000, inside, np.random.default_rng(0))

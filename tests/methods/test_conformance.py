@@ -3,6 +3,7 @@
 Adding a method registers it, and this suite then runs it with its defaults and with the
 example parameters listed in ``EXAMPLE_PARAMS`` (which must name every method).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -21,31 +22,71 @@ from .conftest import directed, medium, tiny
 #: Parameters that make each method do real work on the small test graphs.
 EXAMPLE_PARAMS: dict[str, list[dict]] = {
     "none": [{}],
-    "jdr": [{"num_iterations": 2, "rank_a": 3, "rank_x": 2, "top_k": 3},
-            {"num_iterations": 3, "rank_a": 100, "rank_x": 100, "eta_a": 0.5, "eta_x1": 0.3,
-             "eta_x2": 0.5, "abs_ordering": True, "offset": 1, "top_k": 0, "eps": 0.05},
-            {"num_iterations": 2, "rank_a": 2, "rank_x": 2, "solver": "truncated", "top_k": 4,
-             "seed": 1},
-            {"num_iterations": 2, "rank_a": 3, "rank_x": 2, "solver": "randomized",
-             "krylov_passes": 2, "abs_ordering": True, "top_k": 4, "seed": 2}],
-    "random": [{"add": 2, "delete": 1, "seed": 3}, {"add": 0, "delete": 2, "seed": 0},
-               {"add": 3, "delete": 0, "seed": 1}],
-    "comma": [{"mode": "higher", "add": 2, "delete": 1, "seed": 1},
-              {"mode": "lower", "add": 2, "delete": 2, "seed": 0}],
+    "jdr": [
+        {"num_iterations": 2, "rank_a": 3, "rank_x": 2, "top_k": 3},
+        {
+            "num_iterations": 3,
+            "rank_a": 100,
+            "rank_x": 100,
+            "eta_a": 0.5,
+            "eta_x1": 0.3,
+            "eta_x2": 0.5,
+            "abs_ordering": True,
+            "offset": 1,
+            "top_k": 0,
+            "eps": 0.05,
+        },
+        {
+            "num_iterations": 2,
+            "rank_a": 2,
+            "rank_x": 2,
+            "solver": "truncated",
+            "top_k": 4,
+            "seed": 1,
+        },
+        {
+            "num_iterations": 2,
+            "rank_a": 3,
+            "rank_x": 2,
+            "solver": "randomized",
+            "krylov_passes": 2,
+            "abs_ordering": True,
+            "top_k": 4,
+            "seed": 2,
+        },
+    ],
+    "random": [
+        {"add": 2, "delete": 1, "seed": 3},
+        {"add": 0, "delete": 2, "seed": 0},
+        {"add": 3, "delete": 0, "seed": 1},
+    ],
+    "comma": [
+        {"mode": "higher", "add": 2, "delete": 1, "seed": 1},
+        {"mode": "lower", "add": 2, "delete": 2, "seed": 0},
+    ],
     "feast": [{"add": 3, "delete": 2}, {"add": 0, "delete": 1}, {"add": 2, "delete": 0}],
-    "comfy": [{"add": 4, "delete": 3, "seed": 0},
-              {"add": 6, "delete": 2, "seed": 1, "rounding": "floor"},
-              {"add": 3, "delete": 3, "seed": 2, "rounding": "largest_remainder"}],
-    "proxy_add": [{"objective": "max", "add": 2},
-                  {"objective": "min", "add": 3, "update_period": 2}],
-    "proxy_delete": [{"objective": "max", "delete": 2},
-                     {"objective": "min", "delete": 3, "update_period": 2}],
+    "comfy": [
+        {"add": 4, "delete": 3, "seed": 0},
+        {"add": 6, "delete": 2, "seed": 1, "rounding": "floor"},
+        {"add": 3, "delete": 3, "seed": 2, "rounding": "largest_remainder"},
+    ],
+    "proxy_add": [
+        {"objective": "max", "add": 2},
+        {"objective": "min", "add": 3, "update_period": 2},
+    ],
+    "proxy_delete": [
+        {"objective": "max", "delete": 2},
+        {"objective": "min", "delete": 3, "update_period": 2},
+    ],
     "fosr": [{"add": 3, "seed": 1}, {"add": 2, "num_power_iterations": 0, "seed": 0}],
     "digl": [{"alpha": 0.1, "k": 3}, {"alpha": 0.3, "k": 64}],
 }
 
-CASES = [(name, params) for name in rewirekit.list_methods()
-         for params in [{}] + EXAMPLE_PARAMS.get(name, [])]
+CASES = [
+    (name, params)
+    for name in rewirekit.list_methods()
+    for params in [{}] + EXAMPLE_PARAMS.get(name, [])
+]
 CASE_IDS = [f"{n}-{'-'.join(f'{k}{v}' for k, v in p.items()) or 'default'}" for n, p in CASES]
 
 
@@ -127,14 +168,22 @@ def test_usable_as_pyg_transform(name):
 
 BAD_INPUTS = {
     "empty": lambda: Data(x=torch.zeros(0, 4), edge_index=torch.zeros(2, 0, dtype=torch.long)),
-    "nan_features": lambda: Data(x=torch.tensor([[0.0], [float("nan")], [1.0]]),
-                                 edge_index=torch.tensor([[0, 1], [1, 0]])),
+    "nan_features": lambda: Data(
+        x=torch.tensor([[0.0], [float("nan")], [1.0]]), edge_index=torch.tensor([[0, 1], [1, 0]])
+    ),
     "out_of_range": lambda: Data(x=torch.zeros(3, 2), edge_index=torch.tensor([[0, 5], [5, 0]])),
-    "negative_index": lambda: Data(x=torch.zeros(3, 2), edge_index=torch.tensor([[0, -1], [-1, 0]])),
-    "float_index": lambda: Data(x=torch.zeros(3, 2), edge_index=torch.tensor([[0.0, 1.0], [1.0, 0.0]])),
+    "negative_index": lambda: Data(
+        x=torch.zeros(3, 2), edge_index=torch.tensor([[0, -1], [-1, 0]])
+    ),
+    "float_index": lambda: Data(
+        x=torch.zeros(3, 2), edge_index=torch.tensor([[0.0, 1.0], [1.0, 0.0]])
+    ),
     "wrong_shape": lambda: Data(x=torch.zeros(3, 2), edge_index=torch.tensor([0, 1, 2])),
-    "nan_weight": lambda: Data(x=torch.zeros(3, 2), edge_index=torch.tensor([[0, 1], [1, 0]]),
-                               edge_weight=torch.tensor([1.0, float("nan")])),
+    "nan_weight": lambda: Data(
+        x=torch.zeros(3, 2),
+        edge_index=torch.tensor([[0, 1], [1, 0]]),
+        edge_weight=torch.tensor([1.0, float("nan")]),
+    ),
     "not_data": lambda: {"edge_index": torch.tensor([[0], [1]])},
 }
 

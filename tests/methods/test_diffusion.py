@@ -1,4 +1,5 @@
 """DIGL: the PPR top-k of PyG's GDC, made undirected."""
+
 import numpy as np
 import pytest
 import torch
@@ -12,8 +13,11 @@ from rewirekit import RewireError
 
 def _graph(n=20, m=35, seed=0):
     ei = torch.randint(0, n, (2, m), generator=torch.Generator().manual_seed(seed))
-    return Data(x=torch.zeros(n, 1), edge_index=to_undirected(ei[:, ei[0] != ei[1]], num_nodes=n),
-                num_nodes=n)
+    return Data(
+        x=torch.zeros(n, 1),
+        edge_index=to_undirected(ei[:, ei[0] != ei[1]], num_nodes=n),
+        num_nodes=n,
+    )
 
 
 def _ppr(data, alpha, weight=None):
@@ -36,12 +40,18 @@ def test_digl_is_the_union_of_gdc_top_k_with_ppr_weights(alpha, k):
     data = _graph()
     out = rewirekit.rewire(data, "digl", alpha=alpha, k=k)
     assert is_undirected(out.edge_index, out.edge_weight, num_nodes=data.num_nodes)
-    gdc = GDC(self_loop_weight=None, normalization_in="sym", normalization_out=None,
-              diffusion_kwargs=dict(method="ppr", alpha=alpha),
-              sparsification_kwargs=dict(method="topk", k=k, dim=0), exact=True)
+    gdc = GDC(
+        self_loop_weight=None,
+        normalization_in="sym",
+        normalization_out=None,
+        diffusion_kwargs=dict(method="ppr", alpha=alpha),
+        sparsification_kwargs=dict(method="topk", k=k, dim=0),
+        exact=True,
+    )
     ref = gdc(Data(edge_index=data.edge_index, num_nodes=data.num_nodes))
-    selected = {(u, v) for (u, v), w in zip(ref.edge_index.t().tolist(), ref.edge_attr.tolist())
-                if w > 0}
+    selected = {
+        (u, v) for (u, v), w in zip(ref.edge_index.t().tolist(), ref.edge_attr.tolist()) if w > 0
+    }
     want = selected | {(v, u) for u, v in selected}
     got = _weights(out)
     assert set(got) == want

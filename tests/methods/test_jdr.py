@@ -1,4 +1,5 @@
 """JDR: agreement with a plain numpy reference of the algorithm, the two solvers, the modes."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -25,8 +26,9 @@ def weighted_graph(n: int = 40, f: int = 12, p: float = 0.3, seed: int = 0) -> D
     return Data(x=x, edge_index=ei, edge_weight=w, y=torch.zeros(n, dtype=torch.long))
 
 
-def small_csbm(n: int = 300, f: int = 30, degree: float = 8, lam: float = 2.0, mu: float = 1.0,
-               seed: int = 0) -> Data:
+def small_csbm(
+    n: int = 300, f: int = 30, degree: float = 8, lam: float = 2.0, mu: float = 1.0, seed: int = 0
+) -> Data:
     """Two-class contextual SBM: homophilous graph and weakly informative features."""
     rng = np.random.default_rng(seed)
     y = rng.permutation(np.arange(n) % 2)
@@ -47,8 +49,9 @@ def dense_adjacency(edge_index: torch.Tensor, weight: torch.Tensor | None, n: in
 
 
 # -- a plain reference of the official algorithm (spec: /work/shared/specs/jdr.md) -------
-def reference_jdr(a, x, num_iterations, rank_a, rank_x, eta_a, eta_x1, eta_x2, top_k, abs_ordering,
-                  offset):
+def reference_jdr(
+    a, x, num_iterations, rank_a, rank_x, eta_a, eta_x1, eta_x2, top_k, abs_ordering, offset
+):
     """The official ``denoise_jointly`` written out with numpy, loops and all."""
     n = a.shape[0]
     x0 = x.copy()
@@ -59,7 +62,7 @@ def reference_jdr(a, x, num_iterations, rank_a, rank_x, eta_a, eta_x1, eta_x2, t
         v, lam = v[:, perm], lam[perm]
         u, s, wt = np.linalg.svd(x, full_matrices=False)
         u_new = u.copy()
-        window = v[:, n - rank_x - offset:n - offset]
+        window = v[:, n - rank_x - offset : n - offset]
         for i in range(min(rank_x, s.size)):
             overlap = u[:, i] @ window
             j = int(np.argmax(np.abs(overlap)))
@@ -81,8 +84,17 @@ def reference_jdr(a, x, num_iterations, rank_a, rank_x, eta_a, eta_x1, eta_x2, t
 def test_faithful_matches_numpy_reference(abs_ordering, offset):
     data = weighted_graph()
     n = data.num_nodes
-    params = dict(num_iterations=3, rank_a=8, rank_x=5, eta_a=0.3, eta_x1=0.4, eta_x2=0.5,
-                  top_k=6, abs_ordering=abs_ordering, offset=offset)
+    params = dict(
+        num_iterations=3,
+        rank_a=8,
+        rank_x=5,
+        eta_a=0.3,
+        eta_x1=0.4,
+        eta_x2=0.5,
+        top_k=6,
+        abs_ordering=abs_ordering,
+        offset=offset,
+    )
     out = rewirekit.rewire(data, "jdr", faithful=True, solver="dense", dtype="float64", **params)
     a = dense_adjacency(data.edge_index, data.edge_weight, n)
     want_a, want_x = reference_jdr(a, data.x.numpy(), **params)
@@ -93,17 +105,29 @@ def test_faithful_matches_numpy_reference(abs_ordering, offset):
     assert out.rewire_report.extra["directed_output"]
 
 
-@pytest.mark.parametrize("solver, nodes, options", [
-    ("truncated", 120, {}),
-    # 40 nodes, 5 wanted pairs: a block of 10 and 12 passes span all of R^40, so the
-    # randomized solver's Ritz pairs are exact
-    ("randomized", 40, {"krylov_passes": 12}),
-])
+@pytest.mark.parametrize(
+    "solver, nodes, options",
+    [
+        ("truncated", 120, {}),
+        # 40 nodes, 5 wanted pairs: a block of 10 and 12 passes span all of R^40, so the
+        # randomized solver's Ritz pairs are exact
+        ("randomized", 40, {"krylov_passes": 12}),
+    ],
+)
 def test_truncated_solvers_agree_with_the_dense_one(solver, nodes, options):
     data = weighted_graph(n=nodes, f=20, p=8 / nodes, seed=3)
     for abs_ordering in (False, True):
-        params = dict(num_iterations=3, rank_a=5, rank_x=4, eta_a=0.4, eta_x1=0.3, eta_x2=0.6,
-                      top_k=5, abs_ordering=abs_ordering, dtype="float64")
+        params = dict(
+            num_iterations=3,
+            rank_a=5,
+            rank_x=4,
+            eta_a=0.4,
+            eta_x1=0.3,
+            eta_x2=0.6,
+            top_k=5,
+            abs_ordering=abs_ordering,
+            dtype="float64",
+        )
         dense = rewirekit.rewire(data, "jdr", solver="dense", **params)
         other = rewirekit.rewire(data, "jdr", solver=solver, **options, **params)
         assert other.rewire_report.extra["solver"] == solver
@@ -122,8 +146,7 @@ def test_randomized_solver_approximates_the_truncated_one_on_csbm():
     exact = rewirekit.rewire(data, "jdr", solver="truncated", **params)
 
     def gap(passes: int) -> float:
-        out = rewirekit.rewire(data, "jdr", solver="randomized", krylov_passes=passes,
-                               **params)
+        out = rewirekit.rewire(data, "jdr", solver="randomized", krylov_passes=passes, **params)
         return float((out.x - exact.x).norm() / (exact.x - data.x.double()).norm())
 
     coarse, fine = gap(2), gap(16)
@@ -147,8 +170,9 @@ def test_clean_output_is_symmetric_positive_without_self_loops():
 
 def test_faithful_output_is_directed_and_keeps_top_k_per_column():
     data = weighted_graph(n=30, seed=2)
-    out = rewirekit.rewire(data, "jdr", faithful=True, num_iterations=2, rank_a=6, rank_x=3,
-                           eta_a=0.5, top_k=5)
+    out = rewirekit.rewire(
+        data, "jdr", faithful=True, num_iterations=2, rank_a=6, rank_x=3, eta_a=0.5, top_k=5
+    )
     assert out.rewire_report.extra["directed_output"]
     per_column = np.bincount(out.edge_index[1].numpy(), minlength=30)
     assert (per_column == 5).all()
@@ -182,8 +206,17 @@ def test_ranks_beyond_the_graph_are_clamped():
 
 def test_alignment_increases_on_csbm():
     data = small_csbm()
-    out = rewirekit.rewire(data, "jdr", num_iterations=10, rank_a=2, rank_x=2, eta_a=0.5,
-                           eta_x1=0.5, eta_x2=1.0, top_k=16)
+    out = rewirekit.rewire(
+        data,
+        "jdr",
+        num_iterations=10,
+        rank_a=2,
+        rank_x=2,
+        eta_a=0.5,
+        eta_x1=0.5,
+        eta_x2=1.0,
+        top_k=16,
+    )
     extra = out.rewire_report.extra
     assert extra["alignment_after"] > extra["alignment_before"] + 0.1
 
@@ -200,11 +233,22 @@ def test_truncated_solver_is_deterministic_per_seed():
     torch.testing.assert_close(first.edge_weight, other.edge_weight, rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("params", [{"rank_a": 0}, {"eta_a": 1.5}, {"eta_x2": -0.1},
-                                    {"top_k": -1}, {"num_iterations": 2.0}, {"solver": "eig"},
-                                    {"dtype": "float16"}, {"abs_ordering": "yes"},
-                                    {"eps": float("nan")}, {"seed": -1},
-                                    {"krylov_passes": 0}])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"rank_a": 0},
+        {"eta_a": 1.5},
+        {"eta_x2": -0.1},
+        {"top_k": -1},
+        {"num_iterations": 2.0},
+        {"solver": "eig"},
+        {"dtype": "float16"},
+        {"abs_ordering": "yes"},
+        {"eps": float("nan")},
+        {"seed": -1},
+        {"krylov_passes": 0},
+    ],
+)
 def test_bad_parameters_raise(params):
     with pytest.raises(RewireError):
         rewirekit.get_method("jdr", **params)
@@ -226,8 +270,10 @@ def test_sparse_plus_low_rank_adds_exactly():
         y = rng.standard_normal((60, 4))
         core = rng.standard_normal((4, 4))
         core += core.T
-        matrix.add(np.hstack([y, y[:, :2]]), np.block([[core, np.zeros((4, 2))],
-                                                       [np.zeros((2, 4)), np.eye(2)]]))
+        matrix.add(
+            np.hstack([y, y[:, :2]]),
+            np.block([[core, np.zeros((4, 2))], [np.zeros((2, 4)), np.eye(2)]]),
+        )
         expected += y @ core @ y.T + y[:, :2] @ y[:, :2].T
     assert matrix.rank == 12  # repeated directions do not grow the basis
     np.testing.assert_allclose(matrix.row_reader()(0, 60), expected, atol=1e-10)
@@ -243,21 +289,25 @@ def test_sparse_plus_low_rank_adds_exactly():
 
 
 def test_sparse_plus_low_rank_reads_duplicate_sparse_entries_summed():
-    duplicated = sp.csr_matrix((np.array([1.0, 2.0, 3.0]), np.array([1, 1, 0]),
-                                np.array([0, 2, 3])), shape=(2, 2))
+    duplicated = sp.csr_matrix(
+        (np.array([1.0, 2.0, 3.0]), np.array([1, 1, 0]), np.array([0, 2, 3])), shape=(2, 2)
+    )
     assert duplicated.nnz == 3  # two stored entries at (0, 1)
-    np.testing.assert_array_equal(SparsePlusLowRank(duplicated).row_reader()(0, 2),
-                                  [[0.0, 3.0], [3.0, 0.0]])
+    np.testing.assert_array_equal(
+        SparsePlusLowRank(duplicated).row_reader()(0, 2), [[0.0, 3.0], [3.0, 0.0]]
+    )
 
 
 def test_blocked_select_breaks_ties_by_lowest_index():
     matrix = np.array([[1.0, 2.0, 0.0], [2.0, 2.0, 5.0], [2.0, 2.0, -1.0]])
-    rows, cols, values = blocked_select(lambda a, b: matrix[:, a:b].T.copy(), 3, top_k=2,
-                                        block_size=2)
+    rows, cols, values = blocked_select(
+        lambda a, b: matrix[:, a:b].T.copy(), 3, top_k=2, block_size=2
+    )
     kept = sorted(zip(cols.tolist(), rows.tolist()))
     assert kept == [(0, 1), (0, 2), (1, 0), (1, 1), (2, 1)]  # column 2 drops its 0
-    rows, cols, _ = blocked_select(lambda a, b: matrix[:, a:b].T.copy(), 3, top_k=2,
-                                   skip_diagonal=True, positive=True)
+    rows, cols, _ = blocked_select(
+        lambda a, b: matrix[:, a:b].T.copy(), 3, top_k=2, skip_diagonal=True, positive=True
+    )
     assert sorted(zip(cols.tolist(), rows.tolist())) == [(0, 1), (0, 2), (1, 0), (1, 2), (2, 1)]
 
 
@@ -284,6 +334,7 @@ def test_truncated_scale_path_never_builds_n_by_n(monkeypatch):
         def blocks(start, stop):
             assert stop - start < n, "an N×N block in the final top-k"
             return read(start, stop)
+
         return blocks
 
     def no_dense(*args, **kwargs):
@@ -301,14 +352,16 @@ def test_truncated_scale_path_never_builds_n_by_n(monkeypatch):
     torch.testing.assert_close(dense.x, truncated.x, rtol=1e-6, atol=1e-8)
 
 
-
 def test_progress_is_logged_per_iteration_and_for_the_sparsification(caplog):
     data = weighted_graph()
     with caplog.at_level("INFO", logger="rewirekit.methods.jdr"):
         out = rewirekit.rewire(data, "jdr", num_iterations=3, rank_a=5, rank_x=4, top_k=6)
     messages = [record.getMessage() for record in caplog.records]
     assert [m.split(":")[0] for m in messages] == [
-        "JDR iteration 1/3", "JDR iteration 2/3", "JDR iteration 3/3",
-        "JDR sparsification (top 6 per column)"]
+        "JDR iteration 1/3",
+        "JDR iteration 2/3",
+        "JDR iteration 3/3",
+        "JDR sparsification (top 6 per column)",
+    ]
     kept = int(messages[-1].split(": ")[1].split()[0])
     assert 0 < kept <= 40 * 6 and out.edge_index.size(1) >= kept

@@ -1,4 +1,5 @@
 """FeaSt and ComFy: exact semantics on hand-checkable graphs, and against brute force."""
+
 import itertools
 
 import numpy as np
@@ -11,8 +12,12 @@ from torch_geometric.utils import to_undirected
 import rewirekit
 from rewirekit import RewireError
 from rewirekit.graph import edge_set
-from rewirekit.linalg.similarity import (SPARSE_BELOW_DENSITY, normalized_rows, pair_similarity,
-                                         top_similar_pairs)
+from rewirekit.linalg.similarity import (
+    SPARSE_BELOW_DENSITY,
+    normalized_rows,
+    pair_similarity,
+    top_similar_pairs,
+)
 from rewirekit.methods.similarity import _proportional, similarity_rewire
 
 
@@ -41,12 +46,15 @@ HAND_X = [[1, 0], [1, 0], [0, 1], [0, 1], [1, 1]]
 HAND_E = [(0, 2), (1, 3), (0, 4)]
 
 
-@pytest.mark.parametrize("add, expected", [
-    (1, {(0, 1)}),
-    (2, {(0, 1), (2, 3)}),
-    (3, {(0, 1), (2, 3), (1, 4)}),  # ties at 0.707 go to the smallest pair
-    (5, {(0, 1), (2, 3), (1, 4), (2, 4), (3, 4)}),
-])
+@pytest.mark.parametrize(
+    "add, expected",
+    [
+        (1, {(0, 1)}),
+        (2, {(0, 1), (2, 3)}),
+        (3, {(0, 1), (2, 3), (1, 4)}),  # ties at 0.707 go to the smallest pair
+        (5, {(0, 1), (2, 3), (1, 4), (2, 4), (3, 4)}),
+    ],
+)
 def test_feast_adds_the_most_similar_non_edges_above_the_mean(add, expected):
     data = _graph(HAND_E, HAND_X)
     out = rewirekit.rewire(data, "feast", add=add)
@@ -115,11 +123,20 @@ def test_blocked_top_k_matches_brute_force(triangle, block_entries, sparse):
     ex = rng.integers(0, 15, (30, 2))
     ex = ex[ex[:, 0] < ex[:, 1]] if triangle else ex
     excluded = set(map(tuple, ex.tolist()))
-    u, v, s = top_similar_pairs(normalized_rows(x, sparse=sparse), rows, cols, 20, above=0.1,
-                                exclude_row=ex[:, 0], exclude_col=ex[:, 1], triangle=triangle,
-                                block_entries=block_entries)
-    assert list(zip(u.tolist(), v.tolist())) == _brute_top(x, rows, cols, 20, 0.1, excluded,
-                                                            triangle)
+    u, v, s = top_similar_pairs(
+        normalized_rows(x, sparse=sparse),
+        rows,
+        cols,
+        20,
+        above=0.1,
+        exclude_row=ex[:, 0],
+        exclude_col=ex[:, 1],
+        triangle=triangle,
+        block_entries=block_entries,
+    )
+    assert list(zip(u.tolist(), v.tolist())) == _brute_top(
+        x, rows, cols, 20, 0.1, excluded, triangle
+    )
     assert np.all(np.diff(s) <= 0)
 
 
@@ -155,8 +172,9 @@ def test_sparse_and_dense_paths_select_the_same_pairs(seed, triangle, block_entr
     x = _bag_of_words(n, 30, seed)  # few words: many equal similarities
     dense, sparse = normalized_rows(x, sparse=False), normalized_rows(x, sparse=True)
     src, dst = rng.integers(0, n, 200), rng.integers(0, n, 200)
-    np.testing.assert_array_equal(pair_similarity(sparse, src, dst),
-                                  pair_similarity(dense, src, dst))
+    np.testing.assert_array_equal(
+        pair_similarity(sparse, src, dst), pair_similarity(dense, src, dst)
+    )
     if triangle:
         rows = cols = np.sort(rng.choice(n, 40, replace=False))
     else:
@@ -165,9 +183,20 @@ def test_sparse_and_dense_paths_select_the_same_pairs(seed, triangle, block_entr
     ex = rng.integers(0, 25, (40, 2))
     ex = ex[ex[:, 0] < ex[:, 1]] if triangle else ex
     for count, above in [(15, 0.2), (400, 0.0), (5, -np.inf)]:
-        got = [top_similar_pairs(xn, rows, cols, count, above=above, exclude_row=ex[:, 0],
-                                 exclude_col=ex[:, 1], triangle=triangle,
-                                 block_entries=block_entries) for xn in (dense, sparse)]
+        got = [
+            top_similar_pairs(
+                xn,
+                rows,
+                cols,
+                count,
+                above=above,
+                exclude_row=ex[:, 0],
+                exclude_col=ex[:, 1],
+                triangle=triangle,
+                block_entries=block_entries,
+            )
+            for xn in (dense, sparse)
+        ]
         for dense_part, sparse_part in zip(*got):
             np.testing.assert_array_equal(dense_part, sparse_part)
         assert got[0][0].size > count // 2
@@ -178,13 +207,22 @@ def test_feast_and_comfy_are_the_same_on_both_paths(seed):
     n = 50
     x = _bag_of_words(n, 40, seed)
     ei = torch.randint(0, n, (2, 150), generator=torch.Generator().manual_seed(seed))
-    edges = edge_set(Data(x=torch.from_numpy(x), num_nodes=n,
-                          edge_index=to_undirected(ei[:, ei[0] != ei[1]], num_nodes=n)))
+    edges = edge_set(
+        Data(
+            x=torch.from_numpy(x),
+            num_nodes=n,
+            edge_index=to_undirected(ei[:, ei[0] != ei[1]], num_nodes=n),
+        )
+    )
     labels = (np.arange(n) * 3 // n).astype(np.int64)
     for rule in (_proportional("round"), _proportional("largest_remainder")):
         for add, delete in [(10, 10), (60, 40)]:
-            got = [similarity_rewire(edges, normalized_rows(x, sparse=sparse), labels, add,
-                                     delete, rule)[0].keys for sparse in (False, True)]
+            got = [
+                similarity_rewire(
+                    edges, normalized_rows(x, sparse=sparse), labels, add, delete, rule
+                )[0].keys
+                for sparse in (False, True)
+            ]
             np.testing.assert_array_equal(got[0], got[1])
 
 
@@ -194,7 +232,7 @@ def _oracle(x, pairs, labels, add, delete, rule):
     edges = sorted(pairs)
     num_comm = labels.max() + 1
     sizes = np.bincount(labels, minlength=num_comm)
-    total = (n * n + int((sizes ** 2).sum())) // 2
+    total = (n * n + int((sizes**2).sum())) // 2
     by_pair = {}
     for u, v in edges:
         key = tuple(sorted((labels[u], labels[v])))
@@ -205,12 +243,14 @@ def _oracle(x, pairs, labels, add, delete, rule):
     added, removed = [], []
     for g, (i, j) in enumerate(keys):
         mean = np.mean([sims[u, v] for u, v in by_pair[(i, j)]])
-        cand = sorted((-sims[u, v], u, v) for u, v in itertools.combinations(range(n), 2)
-                      if {labels[u], labels[v]} == {i, j} and (u, v) not in pairs
-                      and sims[u, v] > mean)
-        added += [(u, v) for _, u, v in cand[:b_add[g]]]
+        cand = sorted(
+            (-sims[u, v], u, v)
+            for u, v in itertools.combinations(range(n), 2)
+            if {labels[u], labels[v]} == {i, j} and (u, v) not in pairs and sims[u, v] > mean
+        )
+        added += [(u, v) for _, u, v in cand[: b_add[g]]]
         low = sorted((sims[u, v], u, v) for u, v in by_pair[(i, j)] if sims[u, v] < mean)
-        removed += [(u, v) for _, u, v in low[:b_del[g]]]
+        removed += [(u, v) for _, u, v in low[: b_del[g]]]
     return set(added[:add]), set(removed[:delete])
 
 
@@ -223,23 +263,33 @@ def test_per_community_pair_selection_matches_the_definition(rounding, seed):
     labels = np.sort(rng.integers(0, 4, n))
     labels = np.unique(labels, return_inverse=True)[1].astype(np.int64)
     ei = torch.randint(0, n, (2, 90), generator=torch.Generator().manual_seed(seed))
-    data = Data(x=torch.tensor(x, dtype=torch.float),
-                edge_index=to_undirected(ei[:, ei[0] != ei[1]], num_nodes=n), num_nodes=n)
+    data = Data(
+        x=torch.tensor(x, dtype=torch.float),
+        edge_index=to_undirected(ei[:, ei[0] != ei[1]], num_nodes=n),
+        num_nodes=n,
+    )
     pairs = _pairs(data)
     edges = edge_set(data)
     for add, delete in [(12, 9), (40, 30), (3, 2)]:
-        new, _ = similarity_rewire(edges, normalized_rows(data.x), labels, add, delete,
-                                   _proportional(rounding))
+        new, _ = similarity_rewire(
+            edges, normalized_rows(data.x), labels, add, delete, _proportional(rounding)
+        )
         got = set(zip(new.src.tolist(), new.dst.tolist()))
         want_add, want_del = _oracle(x, pairs, labels, add, delete, _proportional(rounding))
         assert got - pairs == want_add
         assert pairs - got == want_del
 
 
-@pytest.mark.parametrize("rounding, budget, expected", [
-    ("round", 10, [2, 4, 3]), ("floor", 10, [1, 3, 3]), ("largest_remainder", 10, [2, 4, 4]),
-    ("round", 0, [0, 0, 0]), ("largest_remainder", 1, [0, 1, 0]),
-])
+@pytest.mark.parametrize(
+    "rounding, budget, expected",
+    [
+        ("round", 10, [2, 4, 3]),
+        ("floor", 10, [1, 3, 3]),
+        ("largest_remainder", 10, [2, 4, 4]),
+        ("round", 0, [0, 0, 0]),
+        ("largest_remainder", 1, [0, 1, 0]),
+    ],
+)
 def test_budget_rounding(rounding, budget, expected):
     # products 2, 5, 4 with total 13: shares 10·(2, 5, 4)/13 = 1.54, 3.85, 3.08
     # largest remainder renormalises over these pairs (total 11): 1.82, 4.55, 3.64
@@ -249,8 +299,7 @@ def test_budget_rounding(rounding, budget, expected):
 
 def _two_communities(x=None):
     """Two 4-cliques minus one edge each (0-3 and 4-7 missing), bridged by 3-4."""
-    pairs = [(0, 1), (0, 2), (1, 2), (1, 3), (2, 3), (4, 5), (4, 6), (5, 6), (5, 7), (6, 7),
-             (3, 4)]
+    pairs = [(0, 1), (0, 2), (1, 2), (1, 3), (2, 3), (4, 5), (4, 6), (5, 6), (5, 7), (6, 7), (3, 4)]
     if x is None:
         x = np.eye(8)[:, :4] + 0.1  # every pair has some similarity
         x[0] = x[3] = [1, 0, 0, 0]

@@ -1,4 +1,5 @@
 """ProxyAdd / ProxyDelete and FoSR against dense brute-force versions of their definitions."""
+
 import itertools
 
 import numpy as np
@@ -12,8 +13,14 @@ from torch_geometric.utils import to_undirected
 import rewirekit
 from rewirekit import RewireError
 from rewirekit.graph import edge_set
-from rewirekit.methods.spectral import (_candidate_pairs, _min_product_pair, _Neighbours,
-                                        _pick, fiedler_pair, proxy_gap_change)
+from rewirekit.methods.spectral import (
+    _candidate_pairs,
+    _min_product_pair,
+    _Neighbours,
+    _pick,
+    fiedler_pair,
+    proxy_gap_change,
+)
 
 
 def _connected(n, extra, seed):
@@ -53,8 +60,9 @@ def _oracle_proxy_add(n, pairs, add, maximize):
     for _ in range(add):
         lam, x = _dense_fiedler(n, pairs)
         cands = [(u, v) for u, v in itertools.combinations(range(n), 2) if (u, v) not in pairs]
-        scores = [(-_proxy(x, lam, u, v) if maximize else _proxy(x, lam, u, v), u, v)
-                  for u, v in cands]
+        scores = [
+            (-_proxy(x, lam, u, v) if maximize else _proxy(x, lam, u, v), u, v) for u, v in cands
+        ]
         _, u, v = min(scores)
         pairs.add((u, v))
         chosen.append((u, v))
@@ -71,8 +79,9 @@ def _oracle_proxy_delete(n, pairs, delete, maximize):
     pairs, chosen = set(pairs), []
     for _ in range(delete):
         lam, x = _dense_fiedler(n, pairs)
-        ranked = sorted((_proxy(x, lam, u, v) if maximize else -_proxy(x, lam, u, v), u, v)
-                        for u, v in pairs)
+        ranked = sorted(
+            (_proxy(x, lam, u, v) if maximize else -_proxy(x, lam, u, v), u, v) for u, v in pairs
+        )
         base = _components(n, pairs)
         for _, u, v in ranked:
             if _components(n, pairs - {(u, v)}) == base:
@@ -91,10 +100,14 @@ def test_fiedler_pair_dense_and_arpack_paths_agree_with_numpy():
         lam, f, deg = fiedler_pair(n, edges.src, edges.dst)
         want, _ = _dense_fiedler(n, zip(edges.src.tolist(), edges.dst.tolist()))
         assert lam == pytest.approx(want, abs=1e-8)
-        a = sp.csr_matrix((np.ones(2 * edges.num_pairs),
-                           (np.r_[edges.src, edges.dst], np.r_[edges.dst, edges.src])),
-                          shape=(n, n)) + sp.eye(n)
-        lap = sp.eye(n) - sp.diags(deg ** -0.5) @ a @ sp.diags(deg ** -0.5)
+        a = sp.csr_matrix(
+            (
+                np.ones(2 * edges.num_pairs),
+                (np.r_[edges.src, edges.dst], np.r_[edges.dst, edges.src]),
+            ),
+            shape=(n, n),
+        ) + sp.eye(n)
+        lap = sp.eye(n) - sp.diags(deg**-0.5) @ a @ sp.diags(deg**-0.5)
         assert np.linalg.norm(lap @ f - lam * f) < 1e-6 and np.linalg.norm(f) == pytest.approx(1)
 
 
@@ -111,8 +124,9 @@ def test_best_non_edge_search_is_exact(lam, maximize, seed):
     for x in (rng.standard_normal(n), rng.choice([-0.7, -0.3, 0.2, 0.5, 0.9], n)):
         a = 1.0 - lam
         at_ends = (a >= 0) if maximize else (a <= 0)
-        lo, hi = _candidate_pairs(x, _Neighbours(n, edges.src, edges.dst),
-                                  None if at_ends else x / a)
+        lo, hi = _candidate_pairs(
+            x, _Neighbours(n, edges.src, edges.dst), None if at_ends else x / a
+        )
         got = _pick(lo, hi, proxy_gap_change(x, lam, lo, hi), n, maximize)
         cands = [(u, v) for u, v in itertools.combinations(range(n), 2) if (u, v) not in pairs]
         want = min(cands, key=lambda p: ((-1 if maximize else 1) * _proxy(x, lam, *p), p))
@@ -128,21 +142,29 @@ def test_compiled_min_product_search_equals_the_candidate_search(seed):
     data = _connected(n, 300, seed)
     edges = edge_set(data)
     hub = np.arange(1, n - 10)  # node 0 becomes adjacent to almost everything
-    nbrs = _Neighbours(n, np.r_[edges.src, np.zeros(hub.size, dtype=np.int64)],
-                       np.r_[edges.dst, hub])
-    csr = sp.csr_matrix((np.ones(2 * edges.num_pairs), (np.r_[edges.src, edges.dst],
-                                                      np.r_[edges.dst, edges.src])), shape=(n, n))
+    nbrs = _Neighbours(
+        n, np.r_[edges.src, np.zeros(hub.size, dtype=np.int64)], np.r_[edges.dst, hub]
+    )
+    csr = sp.csr_matrix(
+        (np.ones(2 * edges.num_pairs), (np.r_[edges.src, edges.dst], np.r_[edges.dst, edges.src])),
+        shape=(n, n),
+    )
     head = np.full(n, -1, dtype=np.int64)
     link, other = np.zeros(2 * hub.size, dtype=np.int64), np.zeros(2 * hub.size, dtype=np.int64)
     for k, v in enumerate(hub):  # the hub's edges as added edges (linked lists)
         for slot, a, b in ((2 * k, 0, v), (2 * k + 1, v, 0)):
             other[slot], link[slot], head[a] = b, head[a], slot
     mark = np.zeros(n, dtype=bool)
-    for y in (rng.standard_normal(n), rng.choice([-0.7, -0.3, 0.0, 0.2, 0.5, 0.9], n),
-              rng.choice([-1.0, 1.0], n), np.where(np.arange(n) == 0, -5.0, 0.01)):
+    for y in (
+        rng.standard_normal(n),
+        rng.choice([-0.7, -0.3, 0.0, 0.2, 0.5, 0.9], n),
+        rng.choice([-1.0, 1.0], n),
+        np.where(np.arange(n) == 0, -5.0, 0.01),
+    ):
         lo, hi = _candidate_pairs(y, nbrs, None)
-        got = _min_product_pair(y, csr.indptr.astype(np.int64), csr.indices.astype(np.int64),
-                                head, link, other, mark)
+        got = _min_product_pair(
+            y, csr.indptr.astype(np.int64), csr.indices.astype(np.int64), head, link, other, mark
+        )
         assert got == _pick(lo, hi, y[lo] * y[hi], n, False)
         assert not mark.any()
 
@@ -173,8 +195,11 @@ def test_update_period_reuses_one_eigenpair():
     # the first two edges are the two best non-edges under the first eigenpair
     edges = edge_set(data)
     lam, x = _dense_fiedler(24, zip(edges.src.tolist(), edges.dst.tolist()))
-    ranked = sorted((-_proxy(x, lam, u, v), u, v) for u, v in itertools.combinations(range(24), 2)
-                    if (u, v) not in _pairs(data))
+    ranked = sorted(
+        (-_proxy(x, lam, u, v), u, v)
+        for u, v in itertools.combinations(range(24), 2)
+        if (u, v) not in _pairs(data)
+    )
     assert {(u, v) for _, u, v in ranked[:2]} <= _pairs(out)
 
 
@@ -211,8 +236,8 @@ def _oracle_fosr(data, add, iters, seed):
     deg = a.sum(1)
 
     def step(x):
-        x = x - x.dot(deg ** 0.5) * (deg ** 0.5) / deg.sum()
-        y = x + a @ (x / deg ** 0.5) / deg ** 0.5
+        x = x - x.dot(deg**0.5) * (deg**0.5) / deg.sum()
+        y = x + a @ (x / deg**0.5) / deg**0.5
         return y / np.linalg.norm(y)
 
     x = 2 * np.random.default_rng(seed).random(n) - 1

@@ -6,8 +6,7 @@ from torch_geometric.nn import SAGEConv
 from torch_geometric.utils import add_remaining_self_loops, to_dense_adj
 
 from rewirekit.errors import RewireError
-from rewirekit.models import (GPRProp, WeightedSAGEConv, build_model, list_models,
-                              model_hparams)
+from rewirekit.models import GPRProp, WeightedSAGEConv, build_model, list_models, model_hparams
 from rewirekit.models.gnn import feature_dropout
 from rewirekit.models.layers import NormalizedAdjacency, SparseFeatures, SparseOperator
 
@@ -30,8 +29,13 @@ def graph():
 
 def test_registry():
     assert list_models() == ["gcn", "gprgnn", "mlp", "gat", "sage"]
-    assert model_hparams("gprgnn") == {"hidden": 64, "dropout": 0.5, "K": 10, "alpha": 0.1,
-                                       "dprate": 0.5}
+    assert model_hparams("gprgnn") == {
+        "hidden": 64,
+        "dropout": 0.5,
+        "K": 10,
+        "alpha": 0.1,
+        "dprate": 0.5,
+    }
 
 
 @pytest.mark.parametrize("name", list_models())
@@ -95,8 +99,9 @@ def test_gpr_prop_matches_dense_formula(graph):
     prop = GPRProp(K, alpha)
     gamma = [alpha * (1 - alpha) ** k for k in range(K)] + [(1 - alpha) ** K]
     assert torch.allclose(prop.temp, torch.tensor(gamma))
-    loops, weights = add_remaining_self_loops(edge_index, edge_weight, fill_value=1.0,
-                                              num_nodes=x.size(0))
+    loops, weights = add_remaining_self_loops(
+        edge_index, edge_weight, fill_value=1.0, num_nodes=x.size(0)
+    )
     adj = to_dense_adj(loops, edge_attr=weights, max_num_nodes=x.size(0))[0].t()  # A[i, j]: j -> i
     deg_inv_sqrt = adj.sum(1).pow(-0.5)
     a_hat = deg_inv_sqrt[:, None] * adj * deg_inv_sqrt[None, :]
@@ -135,17 +140,20 @@ def test_weight_decay_hooks():
     assert gpr.no_weight_decay() <= dict(gpr.named_parameters()).keys()
 
 
-@pytest.mark.parametrize("name, hparams", [
-    ("transformer", {}),
-    ("gcn", {"K": 3}),
-    ("gcn", {"hidden": 0}),
-    ("sage", {"num_layers": 1.5}),
-    ("mlp", {"dropout": 1.0}),
-    ("gprgnn", {"K": 0}),
-    ("gprgnn", {"alpha": 1.5}),
-    ("gprgnn", {"dprate": -0.1}),
-    ("gat", {"heads": 0}),
-])
+@pytest.mark.parametrize(
+    "name, hparams",
+    [
+        ("transformer", {}),
+        ("gcn", {"K": 3}),
+        ("gcn", {"hidden": 0}),
+        ("sage", {"num_layers": 1.5}),
+        ("mlp", {"dropout": 1.0}),
+        ("gprgnn", {"K": 0}),
+        ("gprgnn", {"alpha": 1.5}),
+        ("gprgnn", {"dprate": -0.1}),
+        ("gat", {"heads": 0}),
+    ],
+)
 def test_bad_arguments_raise(name, hparams):
     with pytest.raises(RewireError):
         build_model(name, 5, 2, **hparams)
@@ -211,9 +219,11 @@ def test_parameter_gradients_on_a_directed_graph_match_a_dense_product(name, gra
 def _patch_dense_propagation(model, matrix):
     """Make ``model`` propagate with a dense copy of its normalised adjacency (autograd's own
     gradient of a dense product is the reference)."""
+
     class Dense:
         def __matmul__(self, h):
             return matrix @ h
+
     if hasattr(model, "prop"):
         model.prop.adjacency = lambda *args: Dense()
     else:
