@@ -65,12 +65,26 @@ class RewireOutput:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Example:
+    """Parameters under which a method does real work on the conformance suite's graphs.
+
+    ``raises_on`` names the suite's graphs (``tiny``, ``edgeless``, ...) on which these
+    parameters are expected to raise :class:`~rewirekit.errors.RewireError`, each with the
+    reason; on every other graph the example must run and change the graph.
+    """
+
+    params: dict[str, Any]
+    raises_on: dict[str, str] = field(default_factory=dict)
+
+
 class Rewirer(BaseTransform):
     """Base class of all rewiring methods (a ``torch_geometric`` transform).
 
     Subclasses define ``name`` (registry key) and may set ``supports_directed``
     (accept directed input; otherwise it is rejected with advice to symmetrise) and
-    ``needs_features`` (require ``data.x``).
+    ``needs_features`` (require ``data.x``). ``examples`` lists the parameters under which
+    the conformance suite (:func:`rewirekit.testing.check_rewirer`) exercises the method.
 
     Example::
 
@@ -83,6 +97,7 @@ class Rewirer(BaseTransform):
     name: ClassVar[str]
     supports_directed: ClassVar[bool] = False
     needs_features: ClassVar[bool] = False
+    examples: ClassVar[tuple[Example, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
