@@ -223,6 +223,7 @@ def describe(name: str) -> str:
 
 
 __all__ = [
+    "Example",
     "Rewirer",
     "RewireReport",
     "RewireOutput",
