@@ -19,11 +19,11 @@ from collections.abc import Callable
 import numpy as np
 from torch_geometric.data import Data
 
+from rewirekit.algorithms.communities import check_algorithm, detect_communities
 from rewirekit.errors import RewireError
 from rewirekit.graph import EdgeSet, apply_edits
 from rewirekit.linalg.similarity import normalized_rows, pair_similarity, top_similar_pairs
 from rewirekit.methods.base import RewireOutput, Rewirer
-from rewirekit.methods.community import check_algorithm, detect_communities
 from rewirekit.validation import check_budget, check_feasible, check_seed
 
 #: ``budget(total, size_i, size_j, sum_of_products) -> per-pair budgets`` (int64 arrays).
@@ -185,7 +185,7 @@ class ComFy(Rewirer):
 
     Communities ``C_1..C_K`` are modularity communities of the input, seeded with ``seed``:
     Leiden by default, Louvain as in the paper with ``communities="louvain"`` (see
-    :func:`rewirekit.methods.community.detect_communities`). For each community pair
+    :func:`rewirekit.algorithms.detect_communities`). For each community pair
     ``i ≤ j`` (``i = j`` included) with at least one edge, ``E_ij`` are its edges and
     ``s̄_ij`` their mean cosine similarity; ComFy adds the ``B⁺_ij`` most similar non-edges
     of ``C_i × C_j`` with ``sim > s̄_ij`` and deletes the ``B⁻_ij`` least similar edges of
@@ -214,7 +214,7 @@ class ComFy(Rewirer):
         rounding: ``"round"`` (half up), ``"floor"`` or ``"largest_remainder"`` for the
             per-pair budgets.
         communities: ``"leiden"`` or ``"louvain"``; see
-            :func:`~rewirekit.methods.community.detect_communities`.
+            :func:`~rewirekit.algorithms.detect_communities`.
     """
 
     name = "comfy"
