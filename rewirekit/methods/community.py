@@ -14,7 +14,7 @@ from rewirekit.algorithms.connectivity import removable_in_order
 from rewirekit.algorithms.sampling import sample_non_edges
 from rewirekit.errors import RewireError
 from rewirekit.graph import EdgeSet, apply_edits
-from rewirekit.methods.base import RewireOutput, Rewirer
+from rewirekit.methods.base import Example, RewireOutput, Rewirer
 from rewirekit.validation import check_budget, check_seed
 
 
@@ -51,6 +51,26 @@ class ComMa(Rewirer):
     """
 
     name = "comma"
+    examples = (
+        Example(
+            params=dict(mode="higher", add=1, seed=1),
+            raises_on=dict.fromkeys(
+                ("tiny", "disconnected", "isolated_nodes", "edgeless"),
+                "its communities are cliques or single nodes: no non-edge inside one",
+            ),
+        ),
+        Example(
+            params=dict(mode="higher", delete=1, seed=1),
+            raises_on=dict.fromkeys(
+                ("disconnected", "weighted", "with_self_loops_and_duplicates", "edgeless"),
+                "no edge joins two of its communities",
+            ),
+        ),
+        Example(
+            params=dict(mode="lower", add=2, delete=2, seed=0),
+            raises_on={"edgeless": "no edge to delete"},
+        ),
+    )
 
     def __init__(
         self,

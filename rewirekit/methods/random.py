@@ -7,7 +7,7 @@ from torch_geometric.data import Data
 
 from rewirekit.algorithms.sampling import sample_non_edges
 from rewirekit.graph import EdgeSet, apply_edits
-from rewirekit.methods.base import RewireOutput, Rewirer
+from rewirekit.methods.base import Example, RewireOutput, Rewirer
 from rewirekit.validation import check_budget, check_feasible, check_seed
 
 
@@ -27,6 +27,11 @@ class RandomRewirer(Rewirer):
 
     name = "random"
     supports_directed = True
+    examples = (
+        Example(params=dict(add=2, delete=1, seed=3), raises_on={"edgeless": "no edge to delete"}),
+        Example(params=dict(add=0, delete=2, seed=0), raises_on={"edgeless": "no edge to delete"}),
+        Example(params=dict(add=3, delete=0, seed=1)),
+    )
 
     def __init__(self, add: int = 0, delete: int = 0, seed: int = 0) -> None:
         super().__init__()

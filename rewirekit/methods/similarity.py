@@ -23,7 +23,7 @@ from rewirekit.algorithms.communities import check_algorithm, detect_communities
 from rewirekit.errors import RewireError
 from rewirekit.graph import EdgeSet, apply_edits
 from rewirekit.linalg.similarity import normalized_rows, pair_similarity, top_similar_pairs
-from rewirekit.methods.base import RewireOutput, Rewirer
+from rewirekit.methods.base import Example, RewireOutput, Rewirer
 from rewirekit.validation import check_budget, check_feasible, check_seed
 
 #: ``budget(total, size_i, size_j, sum_of_products) -> per-pair budgets`` (int64 arrays).
@@ -158,6 +158,11 @@ class FeaSt(Rewirer):
 
     name = "feast"
     needs_features = True
+    examples = (
+        Example(params=dict(add=3, delete=2), raises_on={"edgeless": "no edge to delete"}),
+        Example(params=dict(add=0, delete=1), raises_on={"edgeless": "no edge to delete"}),
+        Example(params=dict(add=2, delete=0)),
+    )
 
     def __init__(self, add: int = 0, delete: int = 0) -> None:
         super().__init__()
@@ -219,6 +224,17 @@ class ComFy(Rewirer):
 
     name = "comfy"
     needs_features = True
+    examples = (
+        Example(params=dict(add=4, delete=3, seed=0), raises_on={"edgeless": "no edge to delete"}),
+        Example(
+            params=dict(add=5, delete=2, seed=1, rounding="floor"),
+            raises_on={"edgeless": "no edge to delete"},
+        ),
+        Example(
+            params=dict(add=3, delete=3, seed=2, rounding="largest_remainder"),
+            raises_on={"edgeless": "no edge to delete"},
+        ),
+    )
 
     def __init__(
         self,

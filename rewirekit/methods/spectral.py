@@ -23,7 +23,7 @@ from rewirekit.algorithms.connectivity import removable_in_order
 from rewirekit.algorithms.spectral import fiedler_pair
 from rewirekit.errors import RewireError
 from rewirekit.graph import EdgeSet, apply_edits, pair_keys, symmetric_csr
-from rewirekit.methods.base import RewireOutput, Rewirer
+from rewirekit.methods.base import Example, RewireOutput, Rewirer
 from rewirekit.validation import check_budget, check_feasible, check_seed
 
 
@@ -178,6 +178,10 @@ class ProxyAdd(_Proxy):
     """
 
     name = "proxy_add"
+    examples = (
+        Example(params=dict(objective="max", add=2)),
+        Example(params=dict(objective="min", add=3, update_period=2)),
+    )
 
     def __init__(self, objective: str = "max", add: int = 0, update_period: int = 1) -> None:
         super().__init__()
@@ -242,6 +246,15 @@ class ProxyDelete(_Proxy):
     """
 
     name = "proxy_delete"
+    examples = (
+        Example(
+            params=dict(objective="max", delete=2), raises_on={"edgeless": "no edge to delete"}
+        ),
+        Example(
+            params=dict(objective="min", delete=3, update_period=2),
+            raises_on={"edgeless": "no edge to delete"},
+        ),
+    )
 
     def __init__(self, objective: str = "max", delete: int = 0, update_period: int = 1) -> None:
         super().__init__()
@@ -303,6 +316,10 @@ class FoSR(Rewirer):
     """
 
     name = "fosr"
+    examples = (
+        Example(params=dict(add=3, seed=1)),
+        Example(params=dict(add=2, num_power_iterations=0, seed=0)),
+    )
 
     def __init__(self, add: int = 0, num_power_iterations: int = 5, seed: int = 0) -> None:
         super().__init__()

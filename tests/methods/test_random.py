@@ -4,8 +4,7 @@ from torch_geometric.data import Data
 from torch_geometric.utils import to_undirected
 
 import rewirekit
-
-from .conftest import medium, weighted
+from rewirekit.testing.graphs import medium, weighted
 
 
 def _pairs(data: Data) -> set[tuple[int, int]]:
