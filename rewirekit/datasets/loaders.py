@@ -218,7 +218,7 @@ def standardize(data: Data, *, undirected: bool = True) -> Data:
         )
     else:
         out.edge_index, attrs = coalesce(edge_index, attrs, num_nodes=data.num_nodes, reduce="mean")
-    for key, value in zip(keys, attrs):
+    for key, value in zip(keys, attrs, strict=True):
         out[key] = value
     return out
 
