@@ -348,6 +348,7 @@ def tune(
     from rewirekit.bench.progress import RichProgress
     from rewirekit.bench.runner import DatasetSpec
     from rewirekit.bench.store import ResultStore
+    from rewirekit.bench.tuning import trial_value
     from rewirekit.bench.tuning import tune as run_tuning
     from rewirekit.datasets import choose_split_preset
 
@@ -379,34 +380,29 @@ def tune(
         )
         print(json.dumps(_tuning_json(result, choice, notes, **setting), indent=2))
         return
-    table = Table(
-        title=f"{method} on {spec.key}: {len(result.trials)} parameter sets evaluated",
-        caption=f"validation accuracy, mean of {splits} {choice.preset} splits; "
-        "* chosen by validation",
+    console.print(
+        f"\n[bold]{method} on {spec.key}[/]: validation accuracy of {len(result.trials)} "
+        f"parameter sets (mean of {splits} {choice.preset} splits; * chosen by validation)",
+        highlight=False,
+        soft_wrap=True,
     )
+    table = Table()
     for col in ("trial", "val acc", "parameters"):
         table.add_column(col, justify="left" if col == "parameters" else "right")
     for t in result.trials:
         mark = "* " if t is result.best else ""
-        table.add_row(f"{mark}{t.number}", f"{100 * _value(t):.2f}", _format_params(t.params))
+        table.add_row(f"{mark}{t.number}", f"{100 * trial_value(t):.2f}", _format_params(t.params))
     console.print(table)
     for note in notes:
         console.print(note, highlight=False, soft_wrap=True)
     console.print("\n[bold]Test accuracy of the trial chosen by validation[/]")
     console.print(
         f"trial {result.best.number} ({_format_params(result.best.params)}): "
-        f"{100 * result.test_acc:.2f} test, {100 * _value(result.best):.2f} validation "
+        f"{100 * result.test_acc:.2f} test, {100 * trial_value(result.best):.2f} validation "
         f"(mean of {splits} splits)",
         highlight=False,
         soft_wrap=True,
     )
-
-
-def _value(trial: Any) -> float:
-    """The objective value of a finished trial (mean validation accuracy)."""
-    if trial.value is None:
-        raise RewireError(f"trial {trial.number} has no value.")
-    return float(trial.value)
 
 
 def _format_params(params: dict[str, Any]) -> str:
@@ -420,11 +416,11 @@ def _tuning_notes(result: Any, trials: int) -> list[str]:
     notes = []
     if result.repeats:
         notes.append(
-            f"{result.repeats} proposal(s) repeated an evaluated parameter set: the stored "
-            "value was reused, not counted as a trial."
+            f"{_count(result.repeats, 'proposal')} repeated an evaluated parameter set: "
+            "the stored value was reused and the trial not counted."
         )
     if result.rejected:
-        notes.append(f"{result.rejected} parameter set(s) were refused by the method.")
+        notes.append(f"{_count(result.rejected, 'parameter set')} refused by the method.")
     if len(result.trials) < trials and result.exhausted:
         notes.append(
             f"the search space is exhausted: all {int(result.space_size)} parameter sets are "
@@ -438,14 +434,20 @@ def _tuning_notes(result: Any, trials: int) -> list[str]:
     return notes
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _tuning_json(result: Any, choice: Any, notes: list[str], **setting: Any) -> dict[str, Any]:
     """The search as JSON: validation accuracy per trial; test accuracy for the chosen one."""
+    from rewirekit.bench.tuning import trial_value
+
     best = result.best
     return {
         **setting,
         "protocol": asdict(choice),
         "trials": [
-            {"trial": t.number, "val_acc": 100 * _value(t), "params": t.params}
+            {"trial": t.number, "val_acc": 100 * trial_value(t), "params": t.params}
             for t in result.trials
         ],
         "repeats": result.repeats,
@@ -455,13 +457,13 @@ def _tuning_json(result: Any, choice: Any, notes: list[str], **setting: Any) -> 
         "chosen_by_validation": {
             "trial": best.number,
             "params": best.params,
-            "val_acc": 100 * _value(best),
+            "val_acc": 100 * trial_value(best),
             "test_acc": 100 * result.test_acc,
         },
     }
 
 
-def _default_training(protocol: str) -> str:
+def _default_training(protocol: str | None) -> str:
     return "comfy" if protocol == "comfy" else "jdr"
 
 

@@ -201,7 +201,7 @@ def tune(
             f"no parameter set of {method!r} could be evaluated on {dataset.key!r}.{last}"
         )
     done.sort(key=lambda t: t.number)
-    best = max(done, key=lambda t: t.value)  # max keeps the first of equal values
+    best = max(done, key=trial_value)  # max keeps the first of equal values
     all_trials = study.get_trials(deepcopy=False)
     return TuningResult(
         study=study,
@@ -212,6 +212,13 @@ def tune(
         rejected=len(tried) - len(done),
         space_size=space_size(space),
     )
+
+
+def trial_value(trial: FrozenTrial) -> float:
+    """The objective value of a complete trial: its mean validation accuracy."""
+    if trial.value is None:
+        raise RewireError(f"trial {trial.number} has no value; it is {trial.state.name}.")
+    return trial.value
 
 
 def _outcomes(study: optuna.Study) -> Iterator[FrozenTrial]:

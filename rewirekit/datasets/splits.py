@@ -297,10 +297,10 @@ def _labels(data: Data, preset: str) -> np.ndarray:
     return y.cpu().numpy()
 
 
-def _to_masks(num_nodes: int, *parts: np.ndarray) -> Masks:
-    masks = []
-    for index in parts:
-        mask = torch.zeros(num_nodes, dtype=torch.bool)
-        mask[torch.from_numpy(index)] = True
-        masks.append(mask)
-    return tuple(masks)
+def _to_masks(num_nodes: int, train: np.ndarray, val: np.ndarray, test: np.ndarray) -> Masks:
+    def mask(index: np.ndarray) -> Tensor:
+        out = torch.zeros(num_nodes, dtype=torch.bool)
+        out[torch.from_numpy(index)] = True
+        return out
+
+    return mask(train), mask(val), mask(test)
