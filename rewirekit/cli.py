@@ -369,7 +369,6 @@ def tune(
             seed=seed,
             progress=progress,
         )
-    notes = _tuning_notes(result, trials)
     if as_json:
         setting = dict(
             method=method.lower(),
@@ -378,7 +377,7 @@ def tune(
             training=training or _default_training(protocol),
             splits=splits,
         )
-        print(json.dumps(_tuning_json(result, choice, notes, **setting), indent=2))
+        print(json.dumps(_tuning_json(result, choice, **setting), indent=2))
         return
     console.print(
         f"\n[bold]{method} on {spec.key}[/]: validation accuracy of {len(result.trials)} "
@@ -393,7 +392,7 @@ def tune(
         mark = "* " if t is result.best else ""
         table.add_row(f"{mark}{t.number}", f"{100 * trial_value(t):.2f}", _format_params(t.params))
     console.print(table)
-    for note in notes:
+    for note in result.notes:
         console.print(note, highlight=False, soft_wrap=True)
     console.print("\n[bold]Test accuracy of the trial chosen by validation[/]")
     console.print(
@@ -411,34 +410,7 @@ def _format_params(params: dict[str, Any]) -> str:
     )
 
 
-def _tuning_notes(result: Any, trials: int) -> list[str]:
-    """What the search did besides evaluating: repeats reused, refusals, an exhausted space."""
-    notes = []
-    if result.repeats:
-        notes.append(
-            f"{_count(result.repeats, 'proposal')} repeated an evaluated parameter set: "
-            "the stored value was reused and the trial not counted."
-        )
-    if result.rejected:
-        notes.append(f"{_count(result.rejected, 'parameter set')} refused by the method.")
-    if len(result.trials) < trials and result.exhausted:
-        notes.append(
-            f"the search space is exhausted: all {int(result.space_size)} parameter sets are "
-            f"tried, so {len(result.trials)} of the {trials} requested trials were evaluated."
-        )
-    elif len(result.trials) < trials:
-        notes.append(
-            f"only {len(result.trials)} of the {trials} requested trials were evaluated: the "
-            "method refused too many parameter sets; run the command again to continue."
-        )
-    return notes
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
-def _tuning_json(result: Any, choice: Any, notes: list[str], **setting: Any) -> dict[str, Any]:
+def _tuning_json(result: Any, choice: Any, **setting: Any) -> dict[str, Any]:
     """The search as JSON: validation accuracy per trial; test accuracy for the chosen one."""
     from rewirekit.bench.tuning import trial_value
 
@@ -453,7 +425,7 @@ def _tuning_json(result: Any, choice: Any, notes: list[str], **setting: Any) -> 
         "repeats": result.repeats,
         "rejected": result.rejected,
         "exhausted": result.exhausted,
-        "notes": notes,
+        "notes": result.notes,
         "chosen_by_validation": {
             "trial": best.number,
             "params": best.params,

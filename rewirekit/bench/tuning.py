@@ -89,6 +89,7 @@ class TuningResult:
         rejected: parameter sets the method refused (``RewireError``), never counted.
         space_size: number of distinct parameter sets in the search space (``inf`` if any
             parameter is continuous).
+        requested: the number of distinct evaluations asked for.
     """
 
     study: optuna.Study
@@ -98,11 +99,38 @@ class TuningResult:
     repeats: int
     rejected: int
     space_size: float
+    requested: int
 
     @property
     def exhausted(self) -> bool:
         """Whether every parameter set of a finite space has been tried."""
         return len(self.trials) + self.rejected >= self.space_size
+
+    @property
+    def notes(self) -> list[str]:
+        """What the search did besides evaluating, one sentence each: repeats reused, sets
+        refused, and why fewer than ``requested`` sets were evaluated."""
+        notes = []
+        if self.repeats:
+            notes.append(
+                f"{_count(self.repeats, 'proposal')} repeated an evaluated parameter set: "
+                "the stored value was reused and the trial not counted."
+            )
+        if self.rejected:
+            notes.append(f"{_count(self.rejected, 'parameter set')} refused by the method.")
+        evaluated = len(self.trials)
+        if evaluated < self.requested and self.exhausted:
+            notes.append(
+                f"the search space is exhausted: all {int(self.space_size)} parameter sets "
+                f"are tried, so {evaluated} of the {self.requested} requested trials were "
+                "evaluated."
+            )
+        elif evaluated < self.requested:
+            notes.append(
+                f"only {evaluated} of the {self.requested} requested trials were evaluated: "
+                "the method refused too many parameter sets; run again to continue."
+            )
+        return notes
 
 
 def space_size(space: SearchSpace) -> float:
@@ -211,6 +239,7 @@ def tune(
         repeats=sum(REPEAT_OF in t.user_attrs for t in all_trials),
         rejected=len(tried) - len(done),
         space_size=space_size(space),
+        requested=trials,
     )
 
 
@@ -252,6 +281,10 @@ def _enqueue_untried(
     untried = [dict(point) for point in grid if _key(dict(point)) not in tried]
     if untried:
         study.enqueue_trial(untried[np.random.default_rng(seed).integers(len(untried))])
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _key(params: dict[str, Any]) -> tuple[Hashable, ...]:

@@ -53,6 +53,10 @@ def test_no_parameter_set_is_evaluated_twice_and_a_small_space_runs_out(tmp_path
         assert len(store) == 4 * 2  # four parameter sets, two splits each
         again = tune("random", DATASET, store, trials=6, **OPTIONS)  # resumed: nothing to do
     assert space_size(SMALL) == 4 and result.exhausted
+    assert (
+        "the search space is exhausted: all 4 parameter sets are tried, so 4 of the 6"
+        in (result.notes[-1])
+    )
     evaluated = _params(result.trials)
     assert len(evaluated) == 4 and len(set(evaluated)) == 4
     assert result.repeats == sum(REPEAT_OF in t.user_attrs for t in result.study.trials)
@@ -70,6 +74,10 @@ def test_a_repeated_proposal_reuses_the_stored_value_and_is_not_counted(tmp_path
     assert repeat.user_attrs[REPEAT_OF] == 0 and repeat.params == first.trials[0].params
     assert repeat.value == first.trials[0].value
     assert len(result.trials) == 2 and result.repeats == 1
+    assert result.notes == [
+        "1 proposal repeated an evaluated parameter set: the stored value was reused and the "
+        "trial not counted."
+    ]
     assert len(set(_params(result.trials))) == 2
 
 
@@ -95,6 +103,7 @@ def test_refused_parameter_sets_are_not_counted_nor_retried(tmp_path, monkeypatc
         result = tune("random", DATASET, store, trials=3, **OPTIONS)
     assert [t.params for t in result.trials] == [{"delete": 10}]
     assert result.rejected == 1 and result.exhausted
+    assert result.notes[0] == "1 parameter set refused by the method."
     refused = [t for t in result.study.trials if REJECTED in t.user_attrs]
     assert len(refused) == 1 and refused[0].state == TrialState.FAIL
 
