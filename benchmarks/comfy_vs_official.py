@@ -501,6 +501,43 @@ def compare_faithful(
     )
 
 
+#: Eight-node cases of tests/methods/test_similarity.py: (edges, communities, add, delete).
+TINY_CASES = (
+    ([(0, 1), (2, 3), (4, 5), (6, 7), (0, 4)], [0, 0, 0, 0, 1, 1, 1, 1], 3, 0),
+    ([(0, 1), (2, 3), (4, 5), (6, 7), (0, 4)], [0, 0, 0, 0, 1, 1, 1, 1], 6, 0),
+    ([(0, 1), (0, 4), (2, 3), (4, 5), (6, 7)], [0, 0, 1, 1, 1, 1, 1, 1], 4, 0),
+    ([(0, 1), (0, 4), (2, 3), (4, 5), (6, 7)], [0, 0, 1, 1, 1, 1, 1, 1], 0, 3),
+    ([(0, 1), (2, 3), (4, 5), (6, 7), (0, 4), (1, 2), (5, 6)], [0, 0, 0, 0, 1, 1, 1, 1], 5, 2),
+)
+
+
+def tiny_faithful_lines(module: types.ModuleType) -> list[str]:
+    """The official selection and ours (``faithful=True``) on the eight-node test cases:
+    unit features at angles 0, 80, 10, 100, 42, 130, 45, 140 degrees."""
+    from torch_geometric.utils import to_undirected
+
+    from rewirekit.methods.comfy_faithful import official_comfy_edits
+
+    angles = np.deg2rad([0, 80, 10, 100, 42, 130, 45, 140])
+    x = torch.tensor(np.stack([np.cos(angles), np.sin(angles)], axis=1), dtype=torch.float)
+    lines = []
+    for edges, labels, add, delete in TINY_CASES:
+        ei = to_undirected(torch.tensor(edges).t(), num_nodes=8)
+        data = Data(x=x, edge_index=ei, y=torch.zeros(8, dtype=torch.long), num_nodes=8)
+        theirs_added, theirs_removed, _ = official_similarity_edits(
+            module, data, add, delete, np.array(labels)
+        )
+        added, removed = official_comfy_edits(x, ei, np.array(labels), add, delete)
+        ours = ({tuple(p) for p in added.tolist()}, {tuple(p) for p in removed.tolist()})
+        same = ours == (theirs_added, theirs_removed)
+        lines.append(
+            f"edges={edges} communities={labels} add={add} delete={delete}: official "
+            f"+{sorted(theirs_added)} -{sorted(theirs_removed)}; identical: "
+            f"{'yes' if same else 'NO'}"
+        )
+    return lines
+
+
 def faithful_runs(dataset: str, small: int) -> list[tuple[int, int]]:
     """(add, delete) at ``small`` edits each and at the paper's best ComFy budgets."""
     best = PAPER_BUDGETS.get(dataset, {}).get("comfy", (small, small))
@@ -657,6 +694,8 @@ def main(argv: list[str] | None = None) -> None:
         "\n# ComFy faithful=True against the official comsim.modify_graph (add and delete "
         "in one call; same graph and partition)"
     )
+    for line in tiny_faithful_lines(modules["comfy"]):
+        print(line, flush=True)
     for dataset in args.datasets:
         data = load_prepared(dataset)
         labels = our_communities(data)

@@ -174,16 +174,17 @@ def _spend(
     weights: np.ndarray,
 ) -> np.ndarray:
     """Per-pair counts that spend ``budget``: ``filled(alloc)`` says how much of ``alloc``
-    each pair can take; what the full pairs cannot take is shared again, by
-    :func:`largest_remainder` over the pairs that took all they were given, until the budget
-    is spent or every pair is out of candidates."""
+    each pair can take; what the pairs cannot take is shared again, by
+    :func:`largest_remainder` over the pairs that have never taken less than they were given,
+    until the budget is spent or every pair is out of candidates."""
     got = filled(alloc)
+    exhausted = weights <= 0
     while True:
+        exhausted |= got < alloc  # a pair that took less than it was given has no more
         short = budget - int(got.sum())
-        open_pairs = (got == alloc) & (weights > 0)
-        if short <= 0 or not open_pairs.any():
+        if short <= 0 or exhausted.all():
             return got
-        alloc = got + largest_remainder(short, np.where(open_pairs, weights, 0))
+        alloc = got + largest_remainder(short, np.where(exhausted, 0, weights))
         got = filled(alloc)
 
 
