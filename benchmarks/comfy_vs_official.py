@@ -39,6 +39,10 @@ selection step. ``nx_cugraph`` (CUDA-only) is replaced by a stub whose ``from_ne
 returns the networkx graph unchanged. The official functions write CSV reports into the
 working directory; they run in a temporary directory.
 
+A second table runs ``comfy(faithful=True)`` against the official ``comsim.modify_graph``
+with additions and deletions in one call (as the paper ran it) and says whether the edit sets
+are identical.
+
 ``--spectral`` also compares ProxyAddMax / ProxyDelMax (``Spectral/rewiring/
 fastrewiringKupdates.py``) and, with ``--fosr DIR`` (a kedar2/FoSR checkout), FoSR, at small
 budgets. Their edges are expected to differ for ProxyAdd/ProxyDelete (the official code
@@ -477,6 +481,69 @@ def similarity_runs(dataset: str, small: int) -> list[tuple[str, str, int]]:
     return runs
 
 
+# -- ComFy(faithful=True) -------------------------------------------------------------------
+def compare_faithful(
+    module: types.ModuleType, data: Data, labels: np.ndarray, dataset: str, add: int, delete: int
+) -> str:
+    """One line: the official ``comsim.modify_graph(add, delete)`` against our
+    ``comfy(faithful=True)`` on the same graph and partition; both edit sets must be equal."""
+    theirs_added, theirs_removed, theirs_s = official_similarity_edits(
+        module, data, add, delete, labels
+    )
+    params = dict(seed=SEED, communities="louvain", faithful=True)
+    ours_added, ours_removed, ours_s = ours_edits(data, "comfy", add=add, delete=delete, **params)
+    same = theirs_added == ours_added and theirs_removed == ours_removed
+    return (
+        f"{dataset:<18} add={add:<5} delete={delete:<5} official +{len(theirs_added)} "
+        f"-{len(theirs_removed)}  ours +{len(ours_added)} -{len(ours_removed)}  "
+        f"common +{len(theirs_added & ours_added)} -{len(theirs_removed & ours_removed)}  "
+        f"identical: {'yes' if same else 'NO'}  ({theirs_s:.1f} s vs {ours_s:.1f} s)"
+    )
+
+
+#: Eight-node cases of tests/methods/test_similarity.py: (edges, communities, add, delete).
+TINY_CASES = (
+    ([(0, 1), (2, 3), (4, 5), (6, 7), (0, 4)], [0, 0, 0, 0, 1, 1, 1, 1], 3, 0),
+    ([(0, 1), (2, 3), (4, 5), (6, 7), (0, 4)], [0, 0, 0, 0, 1, 1, 1, 1], 6, 0),
+    ([(0, 1), (0, 4), (2, 3), (4, 5), (6, 7)], [0, 0, 1, 1, 1, 1, 1, 1], 4, 0),
+    ([(0, 1), (0, 4), (2, 3), (4, 5), (6, 7)], [0, 0, 1, 1, 1, 1, 1, 1], 0, 3),
+    ([(0, 1), (2, 3), (4, 5), (6, 7), (0, 4), (1, 2), (5, 6)], [0, 0, 0, 0, 1, 1, 1, 1], 5, 2),
+)
+
+
+def tiny_faithful_lines(module: types.ModuleType) -> list[str]:
+    """The official selection and ours (``faithful=True``) on the eight-node test cases:
+    unit features at angles 0, 80, 10, 100, 42, 130, 45, 140 degrees."""
+    from torch_geometric.utils import to_undirected
+
+    from rewirekit.methods.comfy_faithful import official_comfy_edits
+
+    angles = np.deg2rad([0, 80, 10, 100, 42, 130, 45, 140])
+    x = torch.tensor(np.stack([np.cos(angles), np.sin(angles)], axis=1), dtype=torch.float)
+    lines = []
+    for edges, labels, add, delete in TINY_CASES:
+        ei = to_undirected(torch.tensor(edges).t(), num_nodes=8)
+        data = Data(x=x, edge_index=ei, y=torch.zeros(8, dtype=torch.long), num_nodes=8)
+        theirs_added, theirs_removed, _ = official_similarity_edits(
+            module, data, add, delete, np.array(labels)
+        )
+        added, removed = official_comfy_edits(x, ei, np.array(labels), add, delete)
+        ours = ({tuple(p) for p in added.tolist()}, {tuple(p) for p in removed.tolist()})
+        same = ours == (theirs_added, theirs_removed)
+        lines.append(
+            f"edges={edges} communities={labels} add={add} delete={delete}: official "
+            f"+{sorted(theirs_added)} -{sorted(theirs_removed)}; identical: "
+            f"{'yes' if same else 'NO'}"
+        )
+    return lines
+
+
+def faithful_runs(dataset: str, small: int) -> list[tuple[int, int]]:
+    """(add, delete) at ``small`` edits each and at the paper's best ComFy budgets."""
+    best = PAPER_BUDGETS.get(dataset, {}).get("comfy", (small, small))
+    return sorted({(small, 0), (0, small), (best[0], 0), (0, best[1]), best})
+
+
 # -- spectral family -----------------------------------------------------------------------
 def official_proxy_edits(module: types.ModuleType, data: Data, kind: str, budget: int) -> set[Pair]:
     """Official ProxyAddMax / ProxyDelMax (``process_and_update_edges``, one edge per
@@ -623,6 +690,19 @@ def main(argv: list[str] | None = None) -> None:
         for method, kind, budget in similarity_runs(dataset, args.small):
             row = compare_similarity(modules, data, labels, dataset, method, kind, budget)
             print(row.line(), flush=True)
+    print(
+        "\n# ComFy faithful=True against the official comsim.modify_graph (add and delete "
+        "in one call; same graph and partition)"
+    )
+    for line in tiny_faithful_lines(modules["comfy"]):
+        print(line, flush=True)
+    for dataset in args.datasets:
+        data = load_prepared(dataset)
+        labels = our_communities(data)
+        for add, delete in faithful_runs(dataset, args.small):
+            print(
+                compare_faithful(modules["comfy"], data, labels, dataset, add, delete), flush=True
+            )
     if args.spectral:
         spectral = load_spectral(args.official_dir, args.fosr)
         print("\n# spectral family")

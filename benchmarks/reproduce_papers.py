@@ -379,6 +379,10 @@ def _comfy_candidates(label: str, index: int, dataset: str) -> tuple[str, tuple[
     params = {"mode": "higher"} if name == "comma" else {}
     if name in ("comma", "comfy"):
         params.update(PAPER_COMMUNITIES)
+    if (
+        name == "comfy"
+    ):  # the rows were run with the paper's half-up budgets (see pin_comfy_rounding)
+        params["rounding"] = "round"
     if label.endswith("AddDel"):
         params.update(add=add, delete=delete)
     elif label.endswith("Add"):
