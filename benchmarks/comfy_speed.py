@@ -86,7 +86,7 @@ def speed_runs(dataset: str, small: int) -> list[SpeedRun]:
     runs = []
     for method, title in (("feast", "FeaSt"), ("comfy", "ComFy")):
         best = PAPER_BUDGETS.get(dataset, {}).get(method, (small, small))
-        for kind, paper in zip(("add", "delete"), best):
+        for kind, paper in zip(("add", "delete"), best, strict=False):
             for budget in sorted({small, paper} - {0}):
                 params = {kind: budget}
                 if method == "feast":

@@ -128,7 +128,7 @@ def canonical_edges(edge_index: torch.Tensor) -> set[Pair]:
     """Undirected edges ``(u, v)``, ``u ≤ v`` (self-loops kept)."""
     u, v = edge_index.cpu().numpy()
     lo, hi = np.minimum(u, v), np.maximum(u, v)
-    return set(zip(lo.tolist(), hi.tolist()))
+    return set(zip(lo.tolist(), hi.tolist(), strict=False))
 
 
 def edits(before: Data, after: Data) -> tuple[set[Pair], set[Pair]]:
@@ -472,7 +472,7 @@ def similarity_runs(dataset: str, small: int) -> list[tuple[str, str, int]]:
     runs = []
     for method in ("feast", "comfy"):
         best = PAPER_BUDGETS.get(dataset, {}).get(method, (small, small))
-        for kind, paper in zip(("add", "delete"), best):
+        for kind, paper in zip(("add", "delete"), best, strict=False):
             runs += [(method, kind, b) for b in sorted({small, paper}) if b > 0]
     return runs
 

@@ -129,7 +129,7 @@ def run_official(module: types.ModuleType, data: Data, settings: dict) -> tuple[
 
 def _weights(edge_index: torch.Tensor, weight: torch.Tensor, n: int) -> dict[int, float]:
     keys = (edge_index[0].long() * n + edge_index[1].long()).tolist()
-    return dict(zip(keys, weight.double().tolist()))
+    return dict(zip(keys, weight.double().tolist(), strict=False))
 
 
 def compare_graphs(

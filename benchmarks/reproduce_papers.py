@@ -156,6 +156,7 @@ COMFY_BASELINES: list[PaperRow] = [
             (31.69, 0.42),
             (27.24, 0.21),
         ],
+        strict=False,
     )
 ]
 
@@ -390,7 +391,7 @@ def _comfy_candidates(label: str, index: int, dataset: str) -> tuple[str, tuple[
 
 COMFY_REWIRED: list[PaperRow] = []
 for _label, _values in _COMFY_RESULTS.items():
-    for _i, (_dataset, (_mean, _pm)) in enumerate(zip(COMFY_DATASETS, _values)):
+    for _i, (_dataset, (_mean, _pm)) in enumerate(zip(COMFY_DATASETS, _values, strict=False)):
         _name, _candidates = _comfy_candidates(_label, _i, _dataset)
         COMFY_REWIRED.append(
             PaperRow(

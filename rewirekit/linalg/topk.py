@@ -107,5 +107,5 @@ def blocked_select(
     if not parts:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, np.zeros(0)
-    rows, cols, values = (np.concatenate(p) for p in zip(*parts))
+    rows, cols, values = (np.concatenate(p) for p in zip(*parts, strict=False))
     return rows.astype(np.int64), cols.astype(np.int64), values

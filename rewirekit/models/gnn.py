@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import inspect
 import warnings
+from itertools import pairwise
 from typing import Any
 
 import torch
@@ -131,7 +132,7 @@ def _widths(
     in_channels: int, hidden: int, out_channels: int, num_layers: int
 ) -> list[tuple[int, int]]:
     sizes = [in_channels] + [hidden] * (num_layers - 1) + [out_channels]
-    return list(zip(sizes[:-1], sizes[1:]))
+    return list(pairwise(sizes))
 
 
 class GCN(_LayerStack):
