@@ -70,7 +70,7 @@ def test_random_splits_depend_only_on_key_preset_and_split_id(name):
     data = preset.prepare(toy())
     first = preset.split(data, 7, key="toy")
     assert all(
-        torch.equal(a, b) for a, b in zip(first, preset.split(data, 7, key="toy"), strict=False)
+        torch.equal(a, b) for a, b in zip(first, preset.split(data, 7, key="toy"), strict=True)
     )
     assert not torch.equal(first[0], preset.split(data, 8, key="toy")[0])
     assert not torch.equal(first[0], preset.split(data, 7, key="other")[0])
