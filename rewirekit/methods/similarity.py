@@ -21,7 +21,12 @@ from torch_geometric.data import Data
 
 from rewirekit.errors import RewireError
 from rewirekit.graph import EdgeSet, apply_edits
-from rewirekit.linalg.similarity import normalized_rows, pair_similarity, top_similar_pairs
+from rewirekit.linalg.similarity import (
+    UnitRows,
+    normalized_rows,
+    pair_similarity,
+    top_similar_pairs,
+)
 from rewirekit.methods.base import RewireOutput, Rewirer
 from rewirekit.methods.community import check_algorithm, detect_communities
 from rewirekit.validation import check_budget, check_feasible, check_seed
@@ -31,7 +36,7 @@ BudgetRule = Callable[[int, np.ndarray, np.ndarray, int], np.ndarray]
 
 
 def similarity_rewire(
-    edges: EdgeSet, xn: np.ndarray, labels: np.ndarray, add: int, delete: int, rule: BudgetRule
+    edges: EdgeSet, xn: UnitRows, labels: np.ndarray, add: int, delete: int, rule: BudgetRule
 ) -> tuple[EdgeSet, dict]:
     """Per community pair ``(i, j)``, ``i ≤ j``, that has edges: add the ``B⁺_ij`` most similar
     non-edges between ``C_i`` and ``C_j`` with similarity above the pair's mean edge
@@ -58,8 +63,8 @@ def similarity_rewire(
         ci * num_comm + cj, return_inverse=True, return_counts=True
     )
     group_of = group_of.reshape(-1)
-    mean = np.bincount(group_of, weights=sim.astype(np.float64), minlength=groups.size)
-    mean = mean / np.maximum(counts, 1)
+    sums = np.bincount(group_of, weights=sim.astype(np.float64), minlength=groups.size)
+    mean = sums / np.maximum(counts, 1)
     gi, gj = groups // num_comm, groups % num_comm
     b_add = rule(add, sizes[gi], sizes[gj], total)
     b_del = rule(delete, sizes[gi], sizes[gj], total)
@@ -68,7 +73,7 @@ def similarity_rewire(
     by_group = np.argsort(group_of, kind="stable")
     bounds = np.searchsorted(group_of[by_group], np.arange(groups.size + 1))
     row_first = cu == ci  # the edge's src lies in the row community
-    add_u, add_v = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
+    found_u, found_v = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
     for g in np.flatnonzero(b_add > 0):  # loop over community pairs, vectorised inside
         rows = members[offsets[gi[g]] : offsets[gi[g] + 1]]
         cols = members[offsets[gj[g]] : offsets[gj[g] + 1]]
@@ -85,9 +90,9 @@ def similarity_rewire(
             exclude_col=ex_col,
             triangle=bool(gi[g] == gj[g]),
         )
-        add_u.append(u)
-        add_v.append(v)
-    add_u, add_v = np.concatenate(add_u)[:add], np.concatenate(add_v)[:add]
+        found_u.append(u)
+        found_v.append(v)
+    add_u, add_v = np.concatenate(found_u)[:add], np.concatenate(found_v)[:add]
 
     # -- deletions: least similar edges below their pair's mean, B⁻ per pair ---------------
     below = np.flatnonzero(sim < mean[group_of])
@@ -96,7 +101,7 @@ def similarity_rewire(
     rank = np.arange(order.size) - first
     removed = order[rank < b_del[group_of[order]]][:delete]
 
-    extra = {
+    extra: dict[str, int | float | None] = {
         "num_communities": num_comm,
         "community_pairs_with_edges": int(groups.size),
         "add_allocated": int(min(b_add.sum(), add)),
