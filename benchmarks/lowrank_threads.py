@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> None:
         return (time.perf_counter() - begin) / steps, steps
 
     print(f"N={n:,}, q={matrix.rank}, ARPACK on 1 BLAS thread, {args.restarts} restarts")
-    results = {1: [], args.threads: []}
+    results: dict[int, list[float]] = {1: [], args.threads: []}
     for _ in range(args.repeat):
         for threads in results:
             seconds, steps = per_step(threads)
