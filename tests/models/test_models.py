@@ -212,7 +212,7 @@ def test_parameter_gradients_on_a_directed_graph_match_a_dense_product(name, gra
     _patch_dense_propagation(reference, matrix)
     reference(x, edge_index, edge_weight).square().sum().backward()
     for computed in grads:
-        for got, want in zip(computed, (p.grad for p in reference.parameters())):
+        for got, want in zip(computed, (p.grad for p in reference.parameters()), strict=True):
             assert torch.allclose(got, want, atol=1e-5)
 
 
