@@ -134,7 +134,7 @@ def test_blocked_top_k_matches_brute_force(triangle, block_entries, sparse):
         triangle=triangle,
         block_entries=block_entries,
     )
-    assert list(zip(u.tolist(), v.tolist())) == _brute_top(
+    assert list(zip(u.tolist(), v.tolist(), strict=True)) == _brute_top(
         x, rows, cols, 20, 0.1, excluded, triangle
     )
     assert np.all(np.diff(s) <= 0)
@@ -197,7 +197,7 @@ def test_sparse_and_dense_paths_select_the_same_pairs(seed, triangle, block_entr
             )
             for xn in (dense, sparse)
         ]
-        for dense_part, sparse_part in zip(*got):
+        for dense_part, sparse_part in zip(*got, strict=True):
             np.testing.assert_array_equal(dense_part, sparse_part)
         assert got[0][0].size > count // 2
 
@@ -274,7 +274,7 @@ def test_per_community_pair_selection_matches_the_definition(rounding, seed):
         new, _ = similarity_rewire(
             edges, normalized_rows(data.x), labels, add, delete, _proportional(rounding)
         )
-        got = set(zip(new.src.tolist(), new.dst.tolist()))
+        got = set(zip(new.src.tolist(), new.dst.tolist(), strict=True))
         want_add, want_del = _oracle(x, pairs, labels, add, delete, _proportional(rounding))
         assert got - pairs == want_add
         assert pairs - got == want_del
