@@ -132,7 +132,7 @@ def canonical_edges(edge_index: torch.Tensor) -> set[Pair]:
     """Undirected edges ``(u, v)``, ``u ≤ v`` (self-loops kept)."""
     u, v = edge_index.cpu().numpy()
     lo, hi = np.minimum(u, v), np.maximum(u, v)
-    return set(zip(lo.tolist(), hi.tolist()))
+    return set(zip(lo.tolist(), hi.tolist(), strict=True))
 
 
 def edits(before: Data, after: Data) -> tuple[set[Pair], set[Pair]]:
@@ -145,7 +145,7 @@ def edits(before: Data, after: Data) -> tuple[set[Pair], set[Pair]]:
 def install_cugraph_stub() -> None:
     """``nx_cugraph`` is CUDA-only: a stand-in whose ``from_networkx`` returns the graph."""
     stub = types.ModuleType("nx_cugraph")
-    stub.from_networkx = lambda graph: graph
+    vars(stub)["from_networkx"] = lambda graph: graph  # the module's namespace
     sys.modules.setdefault("nx_cugraph", stub)
 
 
@@ -223,6 +223,12 @@ def ours_edits(data: Data, method: str, **params) -> tuple[set[Pair], set[Pair],
     seconds = time.perf_counter() - start
     added, removed = edits(data, out)
     return added, removed, seconds
+
+
+def of_kind(edits: tuple[set[Pair], set[Pair], float], kind: str) -> set[Pair]:
+    """The added (``kind="add"``) or the removed pairs of an ``*_edits`` result."""
+    added, removed, _seconds = edits
+    return added if kind == "add" else removed
 
 
 def call_with_timeout(function: Callable, args: tuple, timeout: float):
@@ -443,13 +449,13 @@ def compare_similarity(
 ) -> Row:
     """Run official and ours for one (method, kind, budget) and classify the differences."""
     add, delete = (budget, 0) if kind == "add" else (0, budget)
-    official_pairs = official_similarity_edits(modules[method], data, add, delete, labels)[
-        0 if kind == "add" else 1
-    ]
-    params = {"add": add, "delete": delete}
+    official_pairs = of_kind(
+        official_similarity_edits(modules[method], data, add, delete, labels), kind
+    )
+    params: dict[str, int | str] = {"add": add, "delete": delete}
     if method == "comfy":  # the communities fed to the official code are our Louvain's
         params.update(seed=SEED, rounding="floor", communities="louvain")
-    ours_pairs = ours_edits(data, method, **params)[0 if kind == "add" else 1]
+    ours_pairs = of_kind(ours_edits(data, method, **params), kind)
     ctx = selection_context(
         data.x.numpy(),
         canonical_edges(data.edge_index),
@@ -476,7 +482,7 @@ def similarity_runs(dataset: str, small: int) -> list[tuple[str, str, int]]:
     runs = []
     for method in ("feast", "comfy"):
         best = PAPER_BUDGETS.get(dataset, {}).get(method, (small, small))
-        for kind, paper in zip(("add", "delete"), best):
+        for kind, paper in zip(("add", "delete"), best, strict=True):
             runs += [(method, kind, b) for b in sorted({small, paper}) if b > 0]
     return runs
 
@@ -595,7 +601,7 @@ def compare_spectral(
         theirs = call_with_timeout(
             official_proxy_edits, (official["proxy"], data, kind, budget), timeout
         )
-        ours = ours_edits(data, method, objective="max", **{key: budget})[0 if kind == "add" else 1]
+        ours = of_kind(ours_edits(data, method, objective="max", **{key: budget}), kind)
         if theirs is None:
             lines.append(
                 f"{dataset:<18} Proxy{kind.title()}Max N={budget}: official did not "

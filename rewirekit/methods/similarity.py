@@ -21,7 +21,12 @@ from torch_geometric.data import Data
 
 from rewirekit.algorithms.communities import check_algorithm, detect_communities
 from rewirekit.graph import EdgeSet, apply_edits
-from rewirekit.linalg.similarity import normalized_rows, pair_similarity, top_similar_pairs
+from rewirekit.linalg.similarity import (
+    UnitRows,
+    normalized_rows,
+    pair_similarity,
+    top_similar_pairs,
+)
 from rewirekit.methods.base import Example, RewireOutput, Rewirer
 from rewirekit.methods.comfy_faithful import faithful_edge_set, official_comfy_edits
 from rewirekit.validation import check_bool, check_budget, check_choice, check_feasible, check_seed
@@ -32,7 +37,7 @@ BudgetRule = Callable[[int, np.ndarray, np.ndarray, int], np.ndarray]
 
 def similarity_rewire(
     edges: EdgeSet,
-    xn: np.ndarray,
+    xn: UnitRows,
     labels: np.ndarray,
     add: int,
     delete: int,
@@ -67,8 +72,8 @@ def similarity_rewire(
         ci * num_comm + cj, return_inverse=True, return_counts=True
     )
     group_of = group_of.reshape(-1)
-    mean = np.bincount(group_of, weights=sim.astype(np.float64), minlength=groups.size)
-    mean = mean / np.maximum(counts, 1)
+    sums = np.bincount(group_of, weights=sim.astype(np.float64), minlength=groups.size)
+    mean = sums / np.maximum(counts, 1)
     gi, gj = groups // num_comm, groups % num_comm
     b_add = rule(add, sizes[gi], sizes[gj], total)
     b_del = rule(delete, sizes[gi], sizes[gj], total)
@@ -124,7 +129,7 @@ def similarity_rewire(
     rank = np.arange(order.size) - first
     removed = order[rank < b_del[group_of[order]]][:delete]
 
-    extra = {
+    extra: dict[str, int | float | None] = {
         "num_communities": num_comm,
         "community_pairs_with_edges": int(groups.size),
         "add_allocated": int(min(b_add.sum(), add)),
