@@ -172,6 +172,10 @@ def check_examples_declared(cls: type[Rewirer]) -> None:
             set(_accepted_graphs(cls)) - graphs,
             f"{cls.name!r}: example {i} is declared to raise on every suite graph",
         )
+    _require(
+        sum(not ex.params for ex in examples) <= 1,
+        f"{cls.name!r}: more than one example stands for the defaults (empty params)",
+    )
 
 
 def check_output_obeys_contract(cls: type[Rewirer]) -> None:
