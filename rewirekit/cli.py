@@ -439,9 +439,10 @@ def diagnose(
     data = preset.prepare(standardize(load(name)))
     train_mask, _, _ = preset.split(data, split, name)
     options = dict(seed=seed, communities=communities)
-    columns = {"before": compute(data, train_mask, **options).to_dict()}
+    results = {"before": compute(data, train_mask, **options)}
     if spec is not None:
-        columns[f"after {spec.label}"] = compute(rewirer(data), train_mask, **options).to_dict()
+        results[f"after {spec.label}"] = compute(rewirer(data), train_mask, **options)
+    columns = {header: result.to_dict() for header, result in results.items()}
     table = Table(
         title=f"{name}: diagnostics",
         caption=f"NMI on the training nodes of {preset.name} split {split}",
@@ -452,6 +453,9 @@ def diagnose(
     for metric in columns["before"]:
         table.add_row(metric.replace("_", " "), *(_fmt(col[metric]) for col in columns.values()))
     console.print(table)
+    for header, result in results.items():
+        edges = ", ".join(f"({u}, {v}) {k:.3f}" for u, v, k in result.most_negative_edges)
+        console.print(f"most negatively curved edges {header}: {edges or 'none'}")
 
 
 def _fmt(value: float) -> str:
