@@ -40,7 +40,8 @@ def main(argv: list[str] | None = None) -> dict:
         return data.edge_index.numpy(), nodes
 
     start = time.perf_counter()
-    ollivier_ricci(*graph(200), alpha=args.alpha)
+    warm_index, warm_nodes = graph(200)
+    ollivier_ricci(warm_index, warm_nodes, alpha=args.alpha)
     warmup = time.perf_counter() - start
     start = time.perf_counter()
     edge_index, n = graph(args.nodes)
