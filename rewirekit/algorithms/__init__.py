@@ -6,5 +6,7 @@ module's main functions are re-exported below, one line per module.
 
 from rewirekit.algorithms.communities import detect_communities as detect_communities
 from rewirekit.algorithms.connectivity import removable_in_order as removable_in_order
+from rewirekit.algorithms.ollivier_ricci import edge_wasserstein as edge_wasserstein
+from rewirekit.algorithms.ollivier_ricci import ollivier_ricci as ollivier_ricci
 from rewirekit.algorithms.sampling import sample_non_edges as sample_non_edges
 from rewirekit.algorithms.spectral import fiedler_pair as fiedler_pair
