@@ -1,0 +1,3 @@
+"""Graph algorithms with references: pure functions on edge lists, no Data, no Rewirer."""
+
+from rewirekit.algorithms.balanced_forman import balanced_forman
