@@ -102,7 +102,7 @@ def _read_edges(edge_index: ArrayLike, num_nodes: int) -> tuple[np.ndarray, np.n
     if isinstance(num_nodes, bool) or not isinstance(num_nodes, (int, np.integer)):
         raise RewireError(f"num_nodes must be an integer, got {num_nodes!r}.")
     if hasattr(edge_index, "detach"):
-        edge_index = edge_index.detach().cpu().numpy()  # type: ignore[union-attr]
+        edge_index = edge_index.detach().cpu().numpy()
     edges = np.asarray(edge_index)
     if edges.ndim != 2 or edges.shape[0] != 2 or not np.issubdtype(edges.dtype, np.integer):
         raise RewireError(
@@ -267,3 +267,20 @@ def pair_curvature(
     _mark(start, count, nbr, i, out_i, mark, _IN_I, False)
     _mark(start, count, nbr, j, in_j, mark, _IN_J, False)
     return value
+
+
+@numba.njit(parallel=True, cache=True)
+def curvature_of_pairs(
+    start, count, nbr, src, dst, faithful, extra_src, extra_dst
+):  # pragma: no cover - compiled
+    """:func:`pair_curvature` of the pairs ``(src[e], dst[e])``, each with the extra edge
+    ``(extra_src[e], extra_dst[e])`` (-1 for none), in parallel."""
+    values = np.empty(src.size, dtype=np.float64)
+    chunks = min(src.size, 16)
+    for c in numba.prange(chunks):
+        mark = np.zeros(start.size, dtype=np.int8)
+        for e in range(c * src.size // chunks, (c + 1) * src.size // chunks):
+            values[e] = pair_curvature(
+                start, count, nbr, src[e], dst[e], mark, faithful, extra_src[e], extra_dst[e]
+            )
+    return values

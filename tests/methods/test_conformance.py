@@ -80,6 +80,11 @@ EXAMPLE_PARAMS: dict[str, list[dict]] = {
     ],
     "fosr": [{"add": 3, "seed": 1}, {"add": 2, "num_power_iterations": 0, "seed": 0}],
     "digl": [{"alpha": 0.1, "k": 3}, {"alpha": 0.3, "k": 64}],
+    "sdrf": [
+        {"max_iter": 3, "tau": 2.0, "seed": 0},
+        {"max_iter": 4, "removal_bound": 0.2, "faithful": True, "seed": 1},
+        {"max_iter": 2, "tau": 0.0, "removal_bound": 0.0, "seed": 2},
+    ],
 }
 
 CASES = [
