@@ -1,5 +1,4 @@
 """Graph algorithms with references: pure functions on edge lists, no Data, no Rewirer."""
 
-from rewirekit.algorithms.balanced_forman import balanced_forman
-
-__all__ = ["balanced_forman"]
+from rewirekit.algorithms.balanced_forman import *  # noqa: F403
+from rewirekit.algorithms.ollivier_ricci import *  # noqa: F403

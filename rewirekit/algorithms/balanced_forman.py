@@ -21,6 +21,8 @@ from scipy import sparse
 from rewirekit.errors import RewireError
 from rewirekit.validation import check_bool
 
+__all__ = ["balanced_forman"]
+
 _IN_I = 1  # marker bit: node is a neighbour of the first endpoint
 _IN_J = 2  # marker bit: node is a neighbour of the second endpoint
 
