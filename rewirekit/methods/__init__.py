@@ -11,7 +11,7 @@ from rewirekit.methods.base import (
     rewire,
 )
 from rewirekit.methods.community import ComMa
-from rewirekit.methods.curvature import SDRF
+from rewirekit.methods.curvature import BORF, SDRF
 from rewirekit.methods.diffusion import DIGL
 from rewirekit.methods.identity import Identity
 from rewirekit.methods.jdr import JDR
@@ -39,4 +39,5 @@ __all__ = [
     "ProxyDelete",
     "FoSR",
     "SDRF",
+    "BORF",
 ]

@@ -3,6 +3,11 @@
 SDRF: Topping, Di Giovanni, Chamberlain, Dong, Bronstein, "Understanding over-squashing and
 bottlenecks on graphs via curvature", ICLR 2022, https://arxiv.org/abs/2111.14522 (Algorithm 1);
 official code https://github.com/jctops/understanding-oversquashing (``gdl/curvature/cuda.py``).
+
+BORF: Nguyen, Hieu, Nguyen, Ho, Osher, Nguyen, "Revisiting over-smoothing and over-squashing
+using Ollivier-Ricci curvature", ICML 2023, https://arxiv.org/abs/2211.15779 (Algorithm 1);
+official code https://github.com/hieubkvn123/revisiting-gnn-curvature
+(``preprocessing/borf.py::borf3``).
 """
 
 from __future__ import annotations
@@ -10,14 +15,25 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import ot
+from scipy import sparse
 from torch_geometric.data import Data
 
 from rewirekit.algorithms.balanced_forman import curvature_of_pairs
 from rewirekit.algorithms.dynamic_graph import DynamicGraph
+from rewirekit.algorithms.ollivier_ricci import ollivier_ricci
 from rewirekit.errors import RewireError
-from rewirekit.graph import EdgeSet, apply_edits
+from rewirekit.graph import EdgeSet, apply_edits, pair_keys, sorted_contains
 from rewirekit.methods.base import Example, RewireOutput, Rewirer
 from rewirekit.validation import check_bool, check_int, check_number, check_seed
+
+
+def _require_edges(method: str, edges: EdgeSet) -> None:
+    if edges.num_pairs == 0:
+        raise RewireError(
+            f"{method} rewires around existing edges and the graph has none; "
+            "add edges first or use another method."
+        )
 
 
 def softmax_choice(scores: np.ndarray, tau: float, rng: np.random.Generator) -> int:
@@ -105,11 +121,7 @@ class SDRF(Rewirer):
         self.seed = check_seed(seed)
 
     def _rewire(self, data: Data, edges: EdgeSet) -> RewireOutput:
-        if edges.num_pairs == 0:
-            raise RewireError(
-                "SDRF rewires around existing edges and the graph has none; "
-                "add edges first or use another method."
-            )
+        _require_edges("SDRF", edges)
         flow = _Flow(edges, self.max_iter, self.faithful)
         rng = np.random.default_rng(self.seed)
         additions = removals = 0
@@ -239,3 +251,192 @@ class _Flow:
         removed = np.flatnonzero(~graph.alive[:first])
         added = first + np.flatnonzero(graph.alive[first : graph.num_edges])
         return apply_edits(edges, removed, graph.src[added], graph.dst[added])
+
+
+class BORF(Rewirer):
+    r"""Batch Ollivier-Ricci Flow: per batch, add a shortcut at the most negatively curved
+    edges and remove the most positively curved ones.
+
+    Each of ``num_batches`` batches (Algorithm 1 of Nguyen et al., ICML 2023) computes the
+    Ollivier-Ricci curvature :math:`\kappa = 1 - W_1(\mu_u, \mu_v)` of every edge with
+    :math:`\alpha = 0` and unit lengths (:math:`\mu_u` uniform on :math:`N(u)`;
+    :func:`~rewirekit.algorithms.ollivier_ricci`), then
+
+    * for each of the ``batch_add`` edges of lowest :math:`\kappa`, takes the optimal
+      transport plan :math:`\pi` between :math:`\mu_u` and :math:`\mu_v` (exact, POT's
+      ``ot.emd``, ground cost the hop distance :math:`d`) and adds the pair
+      :math:`(p, q) = \arg\max \pi \circ d` (the first in row-major order, rows
+      :math:`N(u)` and columns :math:`N(v)` ascending, the centre last with mass 0 as in the
+      official code) if :math:`p \ne q` and it is not an edge yet;
+    * removes the ``batch_remove`` edges of highest :math:`\kappa` (if still present).
+
+    :math:`\kappa` is not recomputed inside a batch. Ties in :math:`\kappa` (values equal to
+    12 decimals) go to the lower ``(u, v)``. By default the graph is undirected and
+    ``batch_add``/``batch_remove`` count undirected edges. The method is deterministic (no
+    seed).
+
+    ``faithful=True`` keeps the official code's directed counting: it works on the
+    directed graph holding both arcs of every edge, as ``borf3`` does (a networkx DiGraph).
+    Curvature is computed per arc, with :math:`\mu_u` on the in-neighbours of ``u``,
+    :math:`\mu_v` on the out-neighbours of ``v`` and directed distances (its vendored
+    GraphRicciCurvature), one POT problem per arc; the lowest and highest arcs are chosen,
+    and each addition or removal touches one arc only, so later batches see an asymmetric
+    graph. To return an undirected graph, an input edge is kept only if both its arcs
+    survive and a new pair is added if either arc was added; ``rewire_report.extra`` counts
+    the pairs left with one arc. The official code also keeps ties in networkx edge order,
+    where an added arc comes after its source's other arcs (ours: by ``(u, v)``), and caches
+    rewired graphs on disk (ours computes).
+
+    Edge weights are ignored by the curvature; kept edges keep them, added edges get 1.
+    ``rewire_report.extra`` records the edges added and removed in each batch (fewer than
+    ``batch_add`` when a plan's pair is already an edge or a node with itself).
+
+    Args:
+        num_batches: number of batches :math:`N` (``loops`` in the official code).
+        batch_add: :math:`h`, edges of lowest curvature to add a shortcut at, per batch.
+        batch_remove: :math:`k`, edges of highest curvature to remove, per batch.
+        faithful: keep the official directed-arc counting described above.
+    """
+
+    name = "borf"
+    examples = (
+        Example(
+            params={"num_batches": 2, "batch_add": 3, "batch_remove": 1},
+            raises_on={"edgeless": "no edges to rewire", "directed": "undirected only"},
+        ),
+        Example(
+            params={"num_batches": 1, "batch_add": 2, "batch_remove": 2, "faithful": True},
+            raises_on={"edgeless": "no edges to rewire", "directed": "undirected only"},
+        ),
+    )
+
+    def __init__(
+        self,
+        num_batches: int = 50,
+        batch_add: int = 4,
+        batch_remove: int = 2,
+        faithful: bool = False,
+    ) -> None:
+        super().__init__()
+        self.num_batches = check_int("num_batches", num_batches, 0)
+        self.batch_add = check_int("batch_add", batch_add, 0)
+        self.batch_remove = check_int("batch_remove", batch_remove, 0)
+        self.faithful = check_bool("faithful", faithful)
+
+    def _rewire(self, data: Data, edges: EdgeSet) -> RewireOutput:
+        _require_edges("BORF", edges)
+        n = edges.num_nodes
+        if self.faithful:
+            src, dst = np.r_[edges.src, edges.dst], np.r_[edges.dst, edges.src]
+        else:
+            src, dst = edges.src, edges.dst
+        keys = np.sort(pair_keys(src, dst, n))
+        added, removed = [], []
+        for _ in range(self.num_batches):
+            if keys.size == 0:
+                break
+            new, gone = self._batch(keys, n)
+            keys = np.union1d(np.setdiff1d(keys, gone, assume_unique=True), new)
+            added.append(int(new.size))
+            removed.append(int(gone.size))
+        extra: dict[str, Any] = {"added_per_batch": added, "removed_per_batch": removed}
+        if self.faithful:
+            keys, extra["one_arc_pairs"] = _undirected_from_arcs(edges, keys)
+        result = _edit_to(edges, keys)
+        return RewireOutput(result, extra=extra)
+
+    def _batch(self, keys: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """Keys of the pairs (arcs when faithful) one batch adds and removes."""
+        src, dst = keys // n, keys % n
+        if self.faithful:
+            arcs = _Arcs(src, dst, n)
+            # one exact transport problem per arc, as the official code solves them
+            kappa = 1.0 - np.array(
+                [_transport(arcs, u, v)[0] for u, v in zip(src, dst, strict=True)]
+            )
+        else:
+            arcs = _Arcs(np.r_[src, dst], np.r_[dst, src], n)
+            kappa = ollivier_ricci(np.stack([src, dst]), n, alpha=0.0)
+        # keys are sorted, so ties (values within 1e-12, the solvers' rounding) go by (u, v)
+        order = np.argsort(np.round(kappa, 12), kind="stable")
+        new: list[int] = []
+        for e in order[: self.batch_add]:
+            p, q = _transport(arcs, int(src[e]), int(dst[e]))[1]
+            if not self.faithful:
+                p, q = min(p, q), max(p, q)
+            key = p * n + q
+            if p != q and not sorted_contains(keys, np.array([key]))[0] and key not in new:
+                new.append(key)
+        gone = keys[order[keys.size - min(self.batch_remove, keys.size) :]]
+        return np.array(new, dtype=np.int64), np.sort(gone)
+
+
+class _Arcs:
+    """Out- and in-neighbour lists and the 2-paths of a directed graph given by its arcs
+    (both arcs of every edge for an undirected graph)."""
+
+    def __init__(self, src: np.ndarray, dst: np.ndarray, n: int) -> None:
+        ones = np.ones(src.size, dtype=np.int32)
+        out = sparse.csr_matrix((ones, (src, dst)), shape=(n, n))
+        out.sort_indices()
+        into = out.T.tocsr()
+        into.sort_indices()
+        two = (out @ out).tocoo()
+        self.n, self.out, self.into = n, out, into
+        self.arc_keys = np.sort(pair_keys(src, dst, n))
+        self.path_keys = np.sort(pair_keys(two.row, two.col, n))
+
+    def hops(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """Directed hop distance from each of ``rows`` to each of ``cols``, for supports of an
+        arc ``(u, v)`` (in-neighbours of ``u`` and ``u``, out-neighbours of ``v`` and ``v``),
+        where ``u -> v`` bounds every distance by 3."""
+        query = (rows[:, None] * self.n + cols[None, :]).ravel()
+        one = sorted_contains(self.arc_keys, query)
+        two = sorted_contains(self.path_keys, query)
+        hops = np.where(one, 1.0, np.where(two, 2.0, 3.0)).reshape(rows.size, cols.size)
+        hops[rows[:, None] == cols[None, :]] = 0.0
+        return hops
+
+
+def _transport(arcs: _Arcs, u: int, v: int) -> tuple[float, tuple[int, int]]:
+    """``W1`` between the uniform measures on the in-neighbours of ``u`` and the
+    out-neighbours of ``v`` (the centre last, with mass 0; a node without such neighbours
+    puts its mass on itself), and the pair at the first largest entry of plan x cost."""
+    rows = np.append(arcs.into.indices[arcs.into.indptr[u] : arcs.into.indptr[u + 1]], u)
+    cols = np.append(arcs.out.indices[arcs.out.indptr[v] : arcs.out.indptr[v + 1]], v)
+    mu, nu = _uniform_but_last(rows.size), _uniform_but_last(cols.size)
+    cost = arcs.hops(rows, cols)
+    plan = ot.emd(mu, nu, cost)
+    moved = plan * cost
+    best = int(np.argmax(moved))
+    return float(moved.sum()), (int(rows[best // cols.size]), int(cols[best % cols.size]))
+
+
+def _uniform_but_last(size: int) -> np.ndarray:
+    mass = np.zeros(size)
+    if size == 1:
+        mass[0] = 1.0
+    else:
+        mass[:-1] = 1.0 / (size - 1)
+    return mass
+
+
+def _undirected_from_arcs(edges: EdgeSet, arcs: np.ndarray) -> tuple[np.ndarray, int]:
+    """Undirected pair keys from the faithful run's arcs: an input edge stays if both its
+    arcs do, a new pair appears if either arc was added. Also the number of pairs with one
+    arc."""
+    n = edges.num_nodes
+    src, dst = arcs // n, arcs % n
+    low, high = np.minimum(src, dst), np.maximum(src, dst)
+    pairs, arcs_per_pair = np.unique(low * n + high, return_counts=True)
+    original = sorted_contains(edges.keys, pairs)
+    keep = (arcs_per_pair == 2) | ~original
+    return pairs[keep], int((arcs_per_pair == 1).sum())
+
+
+def _edit_to(edges: EdgeSet, keys: np.ndarray) -> EdgeSet:
+    """``edges`` edited to hold exactly the canonical pairs ``keys`` (sorted)."""
+    n = edges.num_nodes
+    removed = np.flatnonzero(~sorted_contains(keys, edges.keys))
+    new = keys[~sorted_contains(edges.keys, keys)]
+    return apply_edits(edges, removed, new // n, new % n)

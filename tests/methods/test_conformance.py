@@ -85,6 +85,10 @@ EXAMPLE_PARAMS: dict[str, list[dict]] = {
         {"max_iter": 4, "removal_bound": 0.2, "faithful": True, "seed": 1},
         {"max_iter": 2, "tau": 0.0, "removal_bound": 0.0, "seed": 2},
     ],
+    "borf": [
+        {"num_batches": 2, "batch_add": 3, "batch_remove": 1},
+        {"num_batches": 1, "batch_add": 2, "batch_remove": 2, "faithful": True},
+    ],
 }
 
 CASES = [
