@@ -271,12 +271,31 @@ def pair_curvature(
     return value
 
 
-@numba.njit(parallel=True, cache=True)
+#: Below this many pairs :func:`curvature_of_pairs` runs on one thread: starting the thread
+#: pool costs more than the work (and much more on a loaded machine).
+_SERIAL_BELOW = 4096
+
+
 def curvature_of_pairs(
+    start: np.ndarray,
+    count: np.ndarray,
+    nbr: np.ndarray,
+    src: np.ndarray,
+    dst: np.ndarray,
+    faithful: bool,
+    extra_src: np.ndarray,
+    extra_dst: np.ndarray,
+) -> np.ndarray:
+    """:func:`pair_curvature` of the pairs ``(src[e], dst[e])``, each with the extra edge
+    ``(extra_src[e], extra_dst[e])`` (-1 for none)."""
+    kernel = _pairs_serial if src.size < _SERIAL_BELOW else _pairs_parallel
+    return kernel(start, count, nbr, src, dst, faithful, extra_src, extra_dst)
+
+
+@numba.njit(parallel=True, cache=True)
+def _pairs_parallel(
     start, count, nbr, src, dst, faithful, extra_src, extra_dst
 ):  # pragma: no cover - compiled
-    """:func:`pair_curvature` of the pairs ``(src[e], dst[e])``, each with the extra edge
-    ``(extra_src[e], extra_dst[e])`` (-1 for none), in parallel."""
     values = np.empty(src.size, dtype=np.float64)
     chunks = min(src.size, 16)
     for c in numba.prange(chunks):
@@ -285,4 +304,17 @@ def curvature_of_pairs(
             values[e] = pair_curvature(
                 start, count, nbr, src[e], dst[e], mark, faithful, extra_src[e], extra_dst[e]
             )
+    return values
+
+
+@numba.njit(cache=True)
+def _pairs_serial(
+    start, count, nbr, src, dst, faithful, extra_src, extra_dst
+):  # pragma: no cover - compiled
+    values = np.empty(src.size, dtype=np.float64)
+    mark = np.zeros(start.size, dtype=np.int8)
+    for e in range(src.size):
+        values[e] = pair_curvature(
+            start, count, nbr, src[e], dst[e], mark, faithful, extra_src[e], extra_dst[e]
+        )
     return values
