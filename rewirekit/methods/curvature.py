@@ -75,8 +75,10 @@ class SDRF(Rewirer):
     does. The official numba kernels' ``break`` bug (issue #4) is not reproduced.
 
     Edge weights are ignored by the curvature; kept edges keep them, added edges get 1.
-    ``rewire_report.extra`` records the additions and removals made out of ``max_iter``
-    and why the loop stopped early, if it did.
+    ``rewire_report.extra`` records the additions and removals made out of ``max_iter``,
+    why the loop stopped early, if it did, and each iteration in ``steps``: the pair
+    ``(x, y)`` worked on, the edge added and its gain, the edge removed (``None`` where
+    there was none; an iteration that stopped the loop is not listed).
 
     Args:
         max_iter: number of iterations (``loops`` in the official code).
@@ -124,35 +126,43 @@ class SDRF(Rewirer):
         _require_edges("SDRF", edges)
         flow = _Flow(edges, self.max_iter, self.faithful)
         rng = np.random.default_rng(self.seed)
-        additions = removals = 0
+        steps: list[dict[str, Any]] = []
         stopped = None
         for _ in range(self.max_iter):
             x, y, target = flow.most_negative()
-            stale = flow.most_positive() if self.faithful else None
+            stale = flow.most_positive() if self.faithful else None  # the official choice
+            stale_value = flow.value(stale) if stale is not None else 0.0
+            step: dict[str, Any] = {"pair": (x, y), "added": None, "gain": None, "removed": None}
             ks, ls = flow.candidates(x, y)
             if ks.size:
-                pick = softmax_choice(flow.gains(x, y, target, ks, ls), self.tau, rng)
-                flow.add(int(ks[pick]), int(ls[pick]))
-                additions += 1
+                gains = flow.gains(x, y, target, ks, ls)
+                pick = softmax_choice(gains, self.tau, rng)
+                step["added"], step["gain"] = (int(ks[pick]), int(ls[pick])), float(gains[pick])
+                flow.add(*step["added"])
             elif not self.remove_edges:
                 stopped = "no candidate edge next to the most negatively curved pair"
                 break
             if self.remove_edges:
-                top = stale if self.faithful else flow.most_positive()
-                if top is not None and flow.value(top) > self.removal_bound:
+                top, top_value = stale, stale_value
+                if not self.faithful:  # the paper: the curvature after the addition
+                    top = flow.most_positive()
+                    top_value = flow.value(top) if top is not None else 0.0
+                if top is not None and top_value > self.removal_bound:
+                    step["removed"] = flow.pair(top)
                     flow.remove(top)
-                    removals += 1
                 elif ks.size == 0:
                     stopped = (
                         "no candidate edge next to the most negatively curved pair and no "
                         f"edge curvature above removal_bound={self.removal_bound}"
                     )
                     break
+            steps.append(step)
         extra: dict[str, Any] = {
             "max_iter": self.max_iter,
-            "additions": additions,
-            "removals": removals,
+            "additions": sum(step["added"] is not None for step in steps),
+            "removals": sum(step["removed"] is not None for step in steps),
             "stopped_early": stopped,
+            "steps": steps,
         }
         return RewireOutput(flow.result(edges), extra=extra)
 
@@ -170,6 +180,9 @@ class _Flow:
 
     def value(self, eid: int) -> float:
         return float(self.low[eid])
+
+    def pair(self, eid: int) -> tuple[int, int]:
+        return int(self.graph.src[eid]), int(self.graph.dst[eid])
 
     def most_negative(self) -> tuple[int, int, int | None]:
         """``(x, y, edge id)`` of the pair SDRF works on; the id is ``None`` for the official
