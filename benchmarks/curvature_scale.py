@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> None:
             f"-{report.edges_removed} edges, peak RSS so far {peak_gib:.2f} GiB",
             flush=True,
         )
-        summary = {k: v for k, v in report.extra.items() if not k.endswith("_per_batch")}
+        summary = {k: v for k, v in report.extra.items() if k != "steps"}
         print(f"  report: {summary}", flush=True)
 
 

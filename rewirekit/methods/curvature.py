@@ -12,6 +12,7 @@ official code https://github.com/hieubkvn123/revisiting-gnn-curvature
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -253,9 +254,15 @@ class _Flow:
         graph = self.graph
         none = np.full(ids.size, -1, dtype=np.int64)
         values = curvature_of_pairs(
-            graph.start, graph.count, graph.nbr, graph.src[ids], graph.dst[ids], self.faithful,
-            none, none,
-        )  # fmt: skip
+            graph.start,
+            graph.count,
+            graph.nbr,
+            graph.src[ids],
+            graph.dst[ids],
+            self.faithful,
+            none,
+            none,
+        )
         self.low[ids], self.high[ids] = values, values
 
     def result(self, edges: EdgeSet) -> EdgeSet:
@@ -426,11 +433,15 @@ def _transport(arcs: _Arcs, u: int, v: int) -> tuple[float, tuple[int, int]]:
 
 
 def _uniform_but_last(size: int) -> np.ndarray:
+    """Uniform mass on all but the last point (the centre, mass 0), or all on a lone centre.
+    The masses are GraphRicciCurvature's ``w / sum(w)`` with ``w = exp(-1)`` summed in order,
+    not ``1 / deg``: the last bit decides which of several optimal plans ``ot.emd`` returns."""
     mass = np.zeros(size)
     if size == 1:
         mass[0] = 1.0
     else:
-        mass[:-1] = 1.0 / (size - 1)
+        weight = math.exp(-1.0)
+        mass[:-1] = weight / sum([weight] * (size - 1))
     return mass
 
 
