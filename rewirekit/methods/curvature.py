@@ -296,8 +296,8 @@ class BORF(Rewirer):
     * removes the ``batch_remove`` edges of highest :math:`\kappa` (if still present).
 
     :math:`\kappa` is not recomputed inside a batch; between batches only the edges with an
-    end next to an edited pair are (the others' supports and distances did not change). Ties in :math:`\kappa` (values equal to
-    12 decimals) go to the lower ``(u, v)``. By default the graph is undirected and
+    end next to an edited pair are (the others' supports and distances did not change). Ties
+    in :math:`\kappa` (values equal to 12 decimals) go to the lower ``(u, v)``. By default the graph is undirected and
     ``batch_add``/``batch_remove`` count undirected edges. The method is deterministic (no
     seed).
 
