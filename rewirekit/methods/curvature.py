@@ -297,9 +297,9 @@ class BORF(Rewirer):
 
     :math:`\kappa` is not recomputed inside a batch; between batches only the edges with an
     end next to an edited pair are (the others' supports and distances did not change). Ties
-    in :math:`\kappa` (values equal to 12 decimals) go to the lower ``(u, v)``. By default the graph is undirected and
-    ``batch_add``/``batch_remove`` count undirected edges. The method is deterministic (no
-    seed).
+    in :math:`\kappa` (values equal to 12 decimals) go to the lower ``(u, v)``. By default the
+    graph is undirected and ``batch_add``/``batch_remove`` count undirected edges. The method
+    is deterministic (no seed).
 
     ``faithful=True`` keeps the official code's directed counting: it works on the
     directed graph holding both arcs of every edge, as ``borf3`` does (a networkx DiGraph).
