@@ -4,6 +4,7 @@ No ``Data`` and no :class:`~rewirekit.methods.Rewirer` here: methods call these.
 module's main functions are re-exported below, one line per module.
 """
 
+from rewirekit.algorithms.balanced_forman import balanced_forman as balanced_forman
 from rewirekit.algorithms.communities import detect_communities as detect_communities
 from rewirekit.algorithms.connectivity import removable_in_order as removable_in_order
 from rewirekit.algorithms.ollivier_ricci import edge_wasserstein as edge_wasserstein
