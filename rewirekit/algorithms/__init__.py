@@ -1,0 +1,1 @@
+from rewirekit.algorithms.ollivier_ricci import *  # noqa: F403
