@@ -14,6 +14,7 @@ from rewirekit.methods.community import ComMa
 from rewirekit.methods.diffusion import DIGL
 from rewirekit.methods.identity import Identity
 from rewirekit.methods.jdr import JDR
+from rewirekit.methods.orc_manl import OrcManl
 from rewirekit.methods.random import RandomRewirer
 from rewirekit.methods.similarity import ComFy, FeaSt
 from rewirekit.methods.spectral import FoSR, ProxyAdd, ProxyDelete
@@ -37,4 +38,5 @@ __all__ = [
     "ProxyAdd",
     "ProxyDelete",
     "FoSR",
+    "OrcManl",
 ]

@@ -80,6 +80,7 @@ EXAMPLE_PARAMS: dict[str, list[dict]] = {
     ],
     "fosr": [{"add": 3, "seed": 1}, {"add": 2, "num_power_iterations": 0, "seed": 0}],
     "digl": [{"alpha": 0.1, "k": 3}, {"alpha": 0.3, "k": 64}],
+    "orc_manl": [{"k": 3}, {"k": 4, "delta": 0.6, "lda": 0.1, "faithful": True}],
 }
 
 CASES = [
