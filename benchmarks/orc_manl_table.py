@@ -127,7 +127,7 @@ def run(datasets: list[str], trials: int, n_points: int, faithful: bool, out: Pa
                 if len({r["trial"] for r in mine}) >= trial:
                     continue
                 first = max((int(r["seed"]) for r in mine), default=41) + 1
-                for seed in range(first, first + MAX_SEEDS):  # noqa: B007 -- used below
+                for seed in range(first, first + MAX_SEEDS):
                     if (rows := run_trial(dataset, seed, n_points, faithful)) is not None:
                         break
                 else:
