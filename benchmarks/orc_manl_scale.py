@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from timing import set_threads  # noqa: E402
+from timing import set_threads
 
 TARGET_SECONDS = 300
 
