@@ -18,16 +18,18 @@ from rewirekit.methods.spectral import fiedler_pair
 
 @dataclass(frozen=True)
 class GraphDiagnostics:
-    """Attributes:
-    num_edges: undirected edges (self-loops excluded).
-    edge_homophily: share of edges whose endpoints have the same label.
-    spectral_gap: λ₁ of ``I − D^{-1/2}(A + I)D^{-1/2}`` (self-loops added, unweighted),
-        the quantity ProxyAdd/ProxyDelete and FoSR act on; 0 for a disconnected graph.
-    num_communities: modularity communities (seeded Leiden or Louvain, see
-        :func:`~rewirekit.methods.community.detect_communities`).
-    modularity: Newman modularity of that partition.
-    label_nmi: normalised mutual information between communities and labels, on the
-        nodes of ``mask`` (the training nodes) or all nodes.
+    """Signals of one graph that tell which rewiring may help.
+
+    Attributes:
+        num_edges: undirected edges (self-loops excluded).
+        edge_homophily: share of edges whose endpoints have the same label.
+        spectral_gap: λ₁ of ``I − D^{-1/2}(A + I)D^{-1/2}`` (self-loops added, unweighted),
+            the quantity ProxyAdd/ProxyDelete and FoSR act on; 0 for a disconnected graph.
+        num_communities: modularity communities (seeded Leiden or Louvain, see
+            :func:`~rewirekit.methods.community.detect_communities`).
+        modularity: Newman modularity of that partition.
+        label_nmi: normalised mutual information between communities and labels, on the
+            nodes of ``mask`` (the training nodes) or all nodes.
     """
 
     num_edges: int
