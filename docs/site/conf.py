@@ -62,6 +62,7 @@ myst_heading_anchors = 3
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 
 templates_path = ["_templates"]
-exclude_patterns = ["_build", "_templates"]
+# notes are included into the generated method pages, not pages of their own
+exclude_patterns = ["_build", "_templates", "methods/notes", "methods/generated/summary.rst"]
 html_theme = "furo"
 html_title = f"rewirekit {release}"
