@@ -73,7 +73,7 @@ def read_markdown_table(path: Path) -> list[dict[str, str]]:
             raise ValueError(f"{path}: a table row with {len(cells)} cells: {line[:80]}")
         if cells[0] == "preset" or set(cells[0]) <= {"-"}:
             continue
-        rows.append(dict(zip(COLUMNS, cells)))
+        rows.append(dict(zip(COLUMNS, cells, strict=True)))
     return rows
 
 
@@ -174,8 +174,8 @@ def reproduction_section(rows: list[TableRow]) -> str:
     matched = sum(r.cells["matches"] == "yes" for r in rows)
     out.append(f"{matched} of {len(rows)} rows match.")
     out.append("")
-    header = ("dataset", "model", "protocol", "paper's name", "params", "paper", "ours", "n")
-    header += ("matches", "note")
+    header = ["dataset", "model", "protocol", "paper's name", "params", "paper", "ours", "n"]
+    header += ["matches", "note"]
     shown = ("label", "params", "paper", "ours", "n", "matches", "note")
     body = [
         [
