@@ -28,9 +28,10 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sphinx.application import Sphinx
+if TYPE_CHECKING:  # the page builders run (and are tested) without Sphinx installed
+    from sphinx.application import Sphinx
 
 ROOT = Path(__file__).resolve().parents[3]
 #: The committed tables, in the order their rows are shown.
@@ -175,18 +176,24 @@ def reproduction_section(rows: list[TableRow]) -> str:
     out.append(f"{matched} of {len(rows)} rows match.")
     out.append("")
     header = ["dataset", "model", "protocol", "paper's name", "params", "paper", "ours", "n"]
-    header += ["matches", "note"]
-    shown = ("label", "params", "paper", "ours", "n", "matches", "note")
-    body = [
-        [
-            escape(r.cells["dataset"]),
-            escape(r.cells["model"]),
-            escape(f"{r.cells['preset']} / {r.cells['split']}"),
-            *(escape(r.cells[c]) for c in shown),
-        ]
-        for r in rows
-    ]
+    header.append("matches")
+    body = []
+    notes = []
+    for r in rows:
+        cells = [escape(r.cells[c]) for c in ("dataset", "model")]
+        cells.append(escape(f"{r.cells['preset']} / {r.cells['split']}"))
+        cells += [escape(r.cells[c]) for c in ("label", "params", "paper", "ours", "n")]
+        matches = escape(r.cells["matches"])
+        if r.cells["note"]:
+            notes.append(escape(r.cells["note"]))
+            matches += f" [{len(notes)}]_"
+        body.append([*cells, matches])
     out.append(list_table(header, body))
+    if notes:
+        out.append("Notes of the source table:")
+        out.append("")
+        out += [f".. [{i}] {note}" for i, note in enumerate(notes, 1)]
+        out.append("")
     return "\n".join(out) + "\n"
 
 
@@ -221,8 +228,8 @@ def method_page(
     from rewirekit.methods import describe, method_class
 
     cls = method_class(name)
-    title = f"``{name}``: {describe(name).rstrip('.')}"
-    parts = [f".. _method-{name}:", "", title, "=" * len(title), ""]
+    title = f"``{name}``"
+    parts = [f".. _method-{name}:", "", title, "=" * len(title), "", describe(name), ""]
     if notes.exists():
         parts += [f".. include:: ../notes/{name}.rst", ""]
     examples = getattr(cls, "examples", ())
@@ -246,7 +253,7 @@ def method_page(
 def summary_table(names: list[str]) -> str:
     from rewirekit.methods import describe
 
-    rows = [[f":ref:`{name} <method-{name}>`", escape(describe(name))] for name in names]
+    rows = [[f":ref:`{name} <method-{name}>`", describe(name)] for name in names]
     return list_table(("name", "what it does"), rows, widths="1 4")
 
 
