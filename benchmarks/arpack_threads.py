@@ -35,18 +35,18 @@ def main(argv: list[str] | None = None) -> None:
 
     import rewirekit
     import rewirekit.linalg.eigen as eigen
-    import rewirekit.methods.spectral as spectral
+    from rewirekit.algorithms import fiedler_pair
     from rewirekit.datasets import csbm
     from rewirekit.methods.jdr import _TruncatedGraph
 
     def threaded(run):  # the same call with the library's one-thread limit switched off
         def call():
-            saved = eigen.single_threaded_blas, spectral.single_threaded_blas
-            eigen.single_threaded_blas = spectral.single_threaded_blas = contextlib.nullcontext
+            saved = eigen.single_threaded_blas
+            eigen.single_threaded_blas = contextlib.nullcontext
             try:
                 return run()
             finally:
-                eigen.single_threaded_blas, spectral.single_threaded_blas = saved
+                eigen.single_threaded_blas = saved
 
         return call
 
@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> None:
     n = graph.num_nodes
 
     def fiedler():
-        spectral.fiedler_pair(n, src[upper], dst[upper])
+        fiedler_pair(n, src[upper], dst[upper])
 
     def proxy_add():
         rewirekit.rewire(graph, "proxy_add", add=args.edits)

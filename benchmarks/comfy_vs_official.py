@@ -118,8 +118,8 @@ def load_prepared(name: str) -> Data:
 
 def our_communities(data: Data, seed: int = SEED) -> np.ndarray:
     """Our Louvain labels (those ``comfy(communities="louvain")`` computes with this seed)."""
+    from rewirekit.algorithms import detect_communities
     from rewirekit.graph import edge_set
-    from rewirekit.methods.community import detect_communities
 
     return detect_communities(edge_set(data), seed=seed, algorithm="louvain")
 

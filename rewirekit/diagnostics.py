@@ -10,10 +10,9 @@ import numpy as np
 from torch import Tensor
 from torch_geometric.data import Data
 
+from rewirekit.algorithms import detect_communities, fiedler_pair
 from rewirekit.errors import RewireError
 from rewirekit.graph import edge_set, validate_data
-from rewirekit.methods.community import detect_communities
-from rewirekit.methods.spectral import fiedler_pair
 
 
 @dataclass(frozen=True)
@@ -26,7 +25,7 @@ class GraphDiagnostics:
         spectral_gap: λ₁ of ``I − D^{-1/2}(A + I)D^{-1/2}`` (self-loops added, unweighted),
             the quantity ProxyAdd/ProxyDelete and FoSR act on; 0 for a disconnected graph.
         num_communities: modularity communities (seeded Leiden or Louvain, see
-            :func:`~rewirekit.methods.community.detect_communities`).
+            :func:`~rewirekit.algorithms.detect_communities`).
         modularity: Newman modularity of that partition.
         label_nmi: normalised mutual information between communities and labels, on the
             nodes of ``mask`` (the training nodes) or all nodes.
@@ -61,11 +60,11 @@ def diagnose(
     labels = data.y.cpu().numpy()
     n = edges.num_nodes
     same = labels[edges.src] == labels[edges.dst]
-    communities = detect_communities(edges, seed=seed, algorithm=communities)
+    partition = detect_communities(edges, seed=seed, algorithm=communities)
     graph = nx.Graph()
     graph.add_nodes_from(range(n))
-    graph.add_edges_from(zip(edges.src.tolist(), edges.dst.tolist()))
-    groups = [np.flatnonzero(communities == c).tolist() for c in range(communities.max() + 1)]
+    graph.add_edges_from(zip(edges.src.tolist(), edges.dst.tolist(), strict=True))
+    groups = [np.flatnonzero(partition == c).tolist() for c in range(partition.max() + 1)]
     modularity = nx.community.modularity(graph, groups) if edges.num_pairs else 0.0
     nodes = np.arange(n) if mask is None else mask.cpu().numpy().nonzero()[0]
     gap, _, _ = fiedler_pair(n, edges.src, edges.dst)
@@ -73,9 +72,9 @@ def diagnose(
         num_edges=edges.num_pairs,
         edge_homophily=float(same.mean()) if edges.num_pairs else float("nan"),
         spectral_gap=max(gap, 0.0),
-        num_communities=int(communities.max() + 1),
+        num_communities=int(partition.max() + 1),
         modularity=float(modularity),
-        label_nmi=normalized_mutual_info(communities[nodes], labels[nodes]),
+        label_nmi=normalized_mutual_info(partition[nodes], labels[nodes]),
     )
 
 

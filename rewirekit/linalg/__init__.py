@@ -5,6 +5,7 @@ from rewirekit.linalg.eigen import (
     dense_eigh,
     dense_svd,
     extreme_eigenpairs,
+    largest_eigenpair,
     largest_magnitude_eigenpairs,
     top_singular_triplets,
 )
@@ -17,6 +18,7 @@ __all__ = [
     "dense_eigh",
     "dense_svd",
     "extreme_eigenpairs",
+    "largest_eigenpair",
     "largest_magnitude_eigenpairs",
     "single_threaded_blas",
     "top_singular_triplets",

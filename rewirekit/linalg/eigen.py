@@ -63,7 +63,7 @@ def extreme_eigenpairs(
     values, vectors = [np.zeros(0)], [np.zeros((n, 0))]
     for count, which in ((n_low, "SA"), (n_high, "LA")):
         if count:
-            w, v = _eigsh(operator, count, which, rng, tol)
+            w, v = _eigsh(operator, count, which, rng.standard_normal(n), tol)
             order = np.argsort(w, kind="stable")
             values.append(w[order])
             vectors.append(v[:, order])
@@ -74,18 +74,29 @@ def largest_magnitude_eigenpairs(
     operator: LinearOperator, count: int, rng: np.random.Generator, tol: float = ARPACK_TOL
 ) -> tuple[np.ndarray, np.ndarray]:
     """The ``count`` eigenpairs of largest ``|λ|``, ordered by ``(|λ|, λ)`` ascending."""
-    w, v = _eigsh(operator, count, "LM", rng, tol)
+    w, v = _eigsh(operator, count, "LM", rng.standard_normal(operator.shape[0]), tol)
     order = np.lexsort((w, np.abs(w)))
     return w[order], v[:, order]
 
 
+def largest_eigenpair(
+    operator: LinearOperator, start: np.ndarray, tol: float = ARPACK_TOL
+) -> tuple[float, np.ndarray]:
+    """The algebraically largest eigenpair of a symmetric operator, by ARPACK from ``start``.
+
+    A warm start (the solution for a slightly different operator, as in greedy rewiring)
+    cuts the Lanczos iterations; ``start`` must not be orthogonal to the wanted vector.
+    """
+    w, v = _eigsh(operator, 1, "LA", start, tol)
+    return float(w[0]), v[:, 0]
+
+
 def _eigsh(
-    operator: LinearOperator, count: int, which: str, rng: np.random.Generator, tol: float
+    operator: LinearOperator, count: int, which: str, start: np.ndarray, tol: float
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``scipy.sparse.linalg.eigsh`` from a seeded start. ARPACK cannot start on the zero
+    """``scipy.sparse.linalg.eigsh`` from ``start``. ARPACK cannot start on the zero
     matrix (it maps every start to 0); its eigenpairs are 0 and the first unit vectors."""
     n = operator.shape[0]
-    start = rng.standard_normal(n)
     if not np.any(aslinearoperator(operator).matvec(start)):
         return np.zeros(count), np.eye(n, count)
     with single_threaded_blas():

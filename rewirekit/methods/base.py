@@ -69,9 +69,11 @@ class RewireOutput:
 class Example:
     """Parameters under which a method does real work on the conformance suite's graphs.
 
-    ``raises_on`` names the suite's graphs (``tiny``, ``edgeless``, ...) on which these
-    parameters are expected to raise :class:`~rewirekit.errors.RewireError`, each with the
-    reason; on every other graph the example must run and change the graph.
+    ``raises_on`` names the suite's graphs (``tiny``, ``edgeless``, ...; see
+    :data:`rewirekit.testing.graphs.SUITE_GRAPHS`) on which these parameters are expected to
+    raise :class:`~rewirekit.errors.RewireError`, each with the reason. On every other graph
+    the example must run and obey the contract, and it must change the edges, their weights
+    or the features of at least one graph (:func:`rewirekit.testing.check_rewirer`).
     """
 
     params: dict[str, Any]
@@ -84,7 +86,9 @@ class Rewirer(BaseTransform):
     Subclasses define ``name`` (registry key) and may set ``supports_directed``
     (accept directed input; otherwise it is rejected with advice to symmetrise) and
     ``needs_features`` (require ``data.x``). ``examples`` lists the parameters under which
-    the conformance suite (:func:`rewirekit.testing.check_rewirer`) exercises the method.
+    the conformance suite (:func:`rewirekit.testing.check_rewirer`) exercises the method;
+    every method declares some, except the one that sets ``is_identity``: the no-rewiring
+    baseline, which the suite checks to return every graph unchanged instead.
 
     Example::
 
@@ -98,6 +102,7 @@ class Rewirer(BaseTransform):
     supports_directed: ClassVar[bool] = False
     needs_features: ClassVar[bool] = False
     examples: ClassVar[tuple[Example, ...]] = ()
+    is_identity: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

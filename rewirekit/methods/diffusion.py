@@ -15,7 +15,7 @@ from torch_geometric.transforms import GDC
 
 from rewirekit.errors import RewireError
 from rewirekit.graph import EdgeSet, to_edge_index
-from rewirekit.methods.base import RewireOutput, Rewirer
+from rewirekit.methods.base import Example, RewireOutput, Rewirer
 
 #: Exact PPR densifies the graph: several N × N float32 arrays (and an int64 argsort).
 MAX_DENSE_NODES = 30_000
@@ -49,6 +49,10 @@ class DIGL(Rewirer):
     """
 
     name = "digl"
+    examples = (
+        Example(params=dict(alpha=0.1, k=3)),
+        Example(params=dict(alpha=0.3, k=64)),
+    )
 
     def __init__(self, alpha: float = 0.1, k: int = 64) -> None:
         super().__init__()

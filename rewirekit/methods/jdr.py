@@ -48,7 +48,7 @@ from rewirekit.linalg import (
     largest_magnitude_eigenpairs,
     top_singular_triplets,
 )
-from rewirekit.methods.base import RewireOutput, Rewirer
+from rewirekit.methods.base import Example, RewireOutput, Rewirer
 from rewirekit.validation import check_bool, check_fraction, check_int, check_seed
 
 #: Progress of long runs (one INFO line per iteration and for the final top-k); enable with
@@ -164,6 +164,38 @@ class JDR(Rewirer):
 
     name = "jdr"
     needs_features = True
+    examples = (
+        Example(params=dict(num_iterations=2, rank_a=3, rank_x=2, top_k=3)),
+        Example(
+            params=dict(
+                num_iterations=3,
+                rank_a=100,
+                rank_x=100,
+                eta_a=0.5,
+                eta_x1=0.3,
+                eta_x2=0.5,
+                abs_ordering=True,
+                offset=1,
+                top_k=0,
+                eps=0.05,
+            )
+        ),
+        Example(
+            params=dict(num_iterations=2, rank_a=2, rank_x=2, solver="truncated", top_k=4, seed=1)
+        ),
+        Example(
+            params=dict(
+                num_iterations=2,
+                rank_a=3,
+                rank_x=2,
+                solver="randomized",
+                krylov_passes=2,
+                abs_ordering=True,
+                top_k=4,
+                seed=2,
+            )
+        ),
+    )
 
     def __init__(
         self,

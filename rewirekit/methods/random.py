@@ -5,52 +5,10 @@ from __future__ import annotations
 import numpy as np
 from torch_geometric.data import Data
 
-from rewirekit.graph import EdgeSet, apply_edits, canonical_pairs, sorted_contains
-from rewirekit.methods.base import RewireOutput, Rewirer
+from rewirekit.algorithms.sampling import sample_non_edges
+from rewirekit.graph import EdgeSet, apply_edits
+from rewirekit.methods.base import Example, RewireOutput, Rewirer
 from rewirekit.validation import check_budget, check_feasible, check_seed
-
-#: Below this many possible pairs, non-edges are enumerated instead of rejection-sampled.
-_ENUMERATE_BELOW = 4_000_000
-
-
-def sample_non_edges(
-    edges: EdgeSet, count: int, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray]:
-    """Draw ``count`` distinct non-edges uniformly at random, without self-loops.
-
-    Small or dense graphs enumerate the complement; large sparse graphs draw node
-    pairs uniformly and reject edges, self-pairs and repeats, which needs
-    ``O(count)`` memory and about ``count · P / (P − |E|)`` draws for ``P`` possible pairs.
-    Raises :class:`RewireError` if fewer than ``count`` non-edges exist.
-    """
-    n = edges.num_nodes
-    check_feasible(edges, add=count)
-    available = edges.max_pairs - edges.num_pairs
-    existing = edges.keys
-    if edges.max_pairs <= _ENUMERATE_BELOW or available <= 4 * count:
-        src, dst = _all_pairs(n, edges.directed)
-        candidates = np.setdiff1d(src * n + dst, existing, assume_unique=True)
-        chosen = rng.choice(candidates, size=count, replace=False)
-    else:
-        chosen = np.empty(0, dtype=np.int64)
-        while chosen.size < count:
-            draws = 2 * (count - chosen.size) + 16
-            src, dst = canonical_pairs(
-                rng.integers(0, n, draws), rng.integers(0, n, draws), edges.directed
-            )
-            keys = (src * n + dst)[src != dst]
-            keys = keys[~sorted_contains(existing, keys)]
-            keys = np.concatenate([chosen, keys])
-            _, first = np.unique(keys, return_index=True)
-            chosen = keys[np.sort(first)][:count]
-    return chosen // n, chosen % n
-
-
-def _all_pairs(n: int, directed: bool) -> tuple[np.ndarray, np.ndarray]:
-    src, dst = np.triu_indices(n, k=1)
-    if directed:
-        src, dst = np.concatenate([src, dst]), np.concatenate([dst, src])
-    return src.astype(np.int64), dst.astype(np.int64)
 
 
 class RandomRewirer(Rewirer):
@@ -69,6 +27,11 @@ class RandomRewirer(Rewirer):
 
     name = "random"
     supports_directed = True
+    examples = (
+        Example(params=dict(add=2, delete=1, seed=3), raises_on={"edgeless": "no edge to delete"}),
+        Example(params=dict(add=0, delete=2, seed=0), raises_on={"edgeless": "no edge to delete"}),
+        Example(params=dict(add=3, delete=0, seed=1)),
+    )
 
     def __init__(self, add: int = 0, delete: int = 0, seed: int = 0) -> None:
         super().__init__()

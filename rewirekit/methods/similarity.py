@@ -19,11 +19,11 @@ from collections.abc import Callable
 import numpy as np
 from torch_geometric.data import Data
 
+from rewirekit.algorithms.communities import check_algorithm, detect_communities
 from rewirekit.errors import RewireError
 from rewirekit.graph import EdgeSet, apply_edits
 from rewirekit.linalg.similarity import normalized_rows, pair_similarity, top_similar_pairs
-from rewirekit.methods.base import RewireOutput, Rewirer
-from rewirekit.methods.community import check_algorithm, detect_communities
+from rewirekit.methods.base import Example, RewireOutput, Rewirer
 from rewirekit.validation import check_budget, check_feasible, check_seed
 
 #: ``budget(total, size_i, size_j, sum_of_products) -> per-pair budgets`` (int64 arrays).
@@ -158,6 +158,11 @@ class FeaSt(Rewirer):
 
     name = "feast"
     needs_features = True
+    examples = (
+        Example(params=dict(add=3, delete=2), raises_on={"edgeless": "no edge to delete"}),
+        Example(params=dict(add=0, delete=1), raises_on={"edgeless": "no edge to delete"}),
+        Example(params=dict(add=2, delete=0)),
+    )
 
     def __init__(self, add: int = 0, delete: int = 0) -> None:
         super().__init__()
@@ -185,7 +190,7 @@ class ComFy(Rewirer):
 
     Communities ``C_1..C_K`` are modularity communities of the input, seeded with ``seed``:
     Leiden by default, Louvain as in the paper with ``communities="louvain"`` (see
-    :func:`rewirekit.methods.community.detect_communities`). For each community pair
+    :func:`rewirekit.algorithms.detect_communities`). For each community pair
     ``i ≤ j`` (``i = j`` included) with at least one edge, ``E_ij`` are its edges and
     ``s̄_ij`` their mean cosine similarity; ComFy adds the ``B⁺_ij`` most similar non-edges
     of ``C_i × C_j`` with ``sim > s̄_ij`` and deletes the ``B⁻_ij`` least similar edges of
@@ -214,11 +219,22 @@ class ComFy(Rewirer):
         rounding: ``"round"`` (half up), ``"floor"`` or ``"largest_remainder"`` for the
             per-pair budgets.
         communities: ``"leiden"`` or ``"louvain"``; see
-            :func:`~rewirekit.methods.community.detect_communities`.
+            :func:`~rewirekit.algorithms.detect_communities`.
     """
 
     name = "comfy"
     needs_features = True
+    examples = (
+        Example(params=dict(add=4, delete=3, seed=0), raises_on={"edgeless": "no edge to delete"}),
+        Example(
+            params=dict(add=5, delete=2, seed=1, rounding="floor"),
+            raises_on={"edgeless": "no edge to delete"},
+        ),
+        Example(
+            params=dict(add=3, delete=3, seed=2, rounding="largest_remainder"),
+            raises_on={"edgeless": "no edge to delete"},
+        ),
+    )
 
     def __init__(
         self,

@@ -17,23 +17,14 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.linalg import LinearOperator, eigsh
 from torch_geometric.data import Data
 
+from rewirekit.algorithms.connectivity import removable_in_order
+from rewirekit.algorithms.spectral import fiedler_pair
 from rewirekit.errors import RewireError
 from rewirekit.graph import EdgeSet, apply_edits, pair_keys, symmetric_csr
-from rewirekit.linalg import single_threaded_blas
-from rewirekit.methods.base import RewireOutput, Rewirer
-from rewirekit.methods.community import removable_in_order
+from rewirekit.methods.base import Example, RewireOutput, Rewirer
 from rewirekit.validation import check_budget, check_feasible, check_seed
-
-#: Graphs up to this many nodes use a dense symmetric eigensolver; larger ones ARPACK.
-DENSE_EIGEN_BELOW = 400
-#: ARPACK relative tolerance for the Fiedler pair.
-EIGEN_TOL = 1e-10
-#: Seed of ARPACK's first starting vector (later solves warm-start from the last vector).
-EIGEN_SEED = 0
 
 
 # -- exact best non-edge under a per-node quadratic score ------------------------------------
@@ -129,50 +120,6 @@ def _pick(
     return int(lo[best]), int(hi[best])
 
 
-# -- the Fiedler pair of the normalised Laplacian with self-loops ----------------------------
-def fiedler_pair(
-    n: int, src: np.ndarray, dst: np.ndarray, v0: np.ndarray | None = None
-) -> tuple[float, np.ndarray, np.ndarray]:
-    """Second-smallest eigenpair of ``L = I − D^{-1/2}(A + I)D^{-1/2}`` (self-loops added,
-    unweighted; ``D`` the degrees of ``A + I``).
-
-    Solved as the largest eigenpair of ``M = D^{-1/2}(A + I)D^{-1/2}`` with its known top
-    eigenvector ``√d`` projected out: dense ``eigh`` below :data:`DENSE_EIGEN_BELOW` nodes,
-    ARPACK (``eigsh``, start ``v0`` or a vector seeded with :data:`EIGEN_SEED`) above.
-
-    Returns:
-        ``(λ₁, f, d)``: the eigenvalue, a unit eigenvector and the degrees of ``A + I``.
-    """
-    deg = (np.bincount(src, minlength=n) + np.bincount(dst, minlength=n) + 1).astype(np.float64)
-    if n < 2:
-        return 0.0, np.ones(n), deg
-    inv_sqrt = 1.0 / np.sqrt(deg)
-    rows = np.concatenate([src, dst, np.arange(n)])
-    cols = np.concatenate([dst, src, np.arange(n)])
-    m = sp.csr_matrix((inv_sqrt[rows] * inv_sqrt[cols], (rows, cols)), shape=(n, n))
-    top = np.sqrt(deg) / np.linalg.norm(np.sqrt(deg))
-    if n < DENSE_EIGEN_BELOW:
-        dense = m.toarray()
-        dense -= 2.0 * np.outer(top, top)  # moves the known eigenvalue 1 to −1
-        w, v = np.linalg.eigh(dense)
-        return float(1.0 - w[-1]), v[:, -1], deg
-
-    def deflated(x: np.ndarray) -> np.ndarray:
-        x = x - top * (top @ x)
-        y = m @ x
-        return y - top * (top @ y)
-
-    op = LinearOperator((n, n), matvec=deflated, dtype=np.float64)
-    if v0 is None:
-        v0 = np.random.default_rng(EIGEN_SEED).standard_normal(n)
-    v0 = v0 - top * (top @ v0)
-    if not np.any(v0):
-        v0 = np.random.default_rng(EIGEN_SEED).standard_normal(n)
-    with single_threaded_blas():
-        w, v = eigsh(op, k=1, which="LA", v0=v0, tol=EIGEN_TOL)
-    return float(1.0 - w[0]), v[:, 0], deg
-
-
 def _proxy_terms(
     n: int, src: np.ndarray, dst: np.ndarray, v0: np.ndarray | None
 ) -> tuple[float, np.ndarray, np.ndarray]:
@@ -231,6 +178,10 @@ class ProxyAdd(_Proxy):
     """
 
     name = "proxy_add"
+    examples = (
+        Example(params=dict(objective="max", add=2)),
+        Example(params=dict(objective="min", add=3, update_period=2)),
+    )
 
     def __init__(self, objective: str = "max", add: int = 0, update_period: int = 1) -> None:
         super().__init__()
@@ -257,6 +208,7 @@ class ProxyAdd(_Proxy):
             for _ in range(min(self.update_period, self.add - len(added_u))):
                 lo, hi = _candidate_pairs(x, nbrs, None if at_ends else x / a)
                 best = _pick(lo, hi, proxy_gap_change(x, lam, lo, hi), n, maximize)
+                assert best is not None  # check_feasible left a free pair for every edit
                 nbrs.add(*best)
                 added_u.append(best[0])
                 added_v.append(best[1])
@@ -294,6 +246,15 @@ class ProxyDelete(_Proxy):
     """
 
     name = "proxy_delete"
+    examples = (
+        Example(
+            params=dict(objective="max", delete=2), raises_on={"edgeless": "no edge to delete"}
+        ),
+        Example(
+            params=dict(objective="min", delete=3, update_period=2),
+            raises_on={"edgeless": "no edge to delete"},
+        ),
+    )
 
     def __init__(self, objective: str = "max", delete: int = 0, update_period: int = 1) -> None:
         super().__init__()
@@ -355,6 +316,10 @@ class FoSR(Rewirer):
     """
 
     name = "fosr"
+    examples = (
+        Example(params=dict(add=3, seed=1)),
+        Example(params=dict(add=2, num_power_iterations=0, seed=0)),
+    )
 
     def __init__(self, add: int = 0, num_power_iterations: int = 5, seed: int = 0) -> None:
         super().__init__()
@@ -546,4 +511,4 @@ def _mark_neighbours(
     return count
 
 
-__all__ = ["ProxyAdd", "ProxyDelete", "FoSR", "fiedler_pair", "proxy_gap_change"]
+__all__ = ["ProxyAdd", "ProxyDelete", "FoSR", "proxy_gap_change"]

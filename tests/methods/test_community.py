@@ -1,4 +1,4 @@
-"""Louvain wrapper, connectivity-safe deletions and ComMa."""
+"""ComMa: community-structure rewiring."""
 
 import numpy as np
 import pytest
@@ -10,12 +10,8 @@ from torch_geometric.utils import to_undirected
 
 import rewirekit
 from rewirekit import RewireError
-from rewirekit.graph import EdgeSet, edge_set
-from rewirekit.methods.community import (
-    detect_communities,
-    removable_in_order,
-    sample_community_non_edges,
-)
+from rewirekit.algorithms import detect_communities
+from rewirekit.graph import edge_set
 
 
 def _graph(pairs, n):
@@ -45,78 +41,6 @@ def _cliques(k=3, size=5):
         if c:
             pairs.append((c * size - 1, c * size))
     return _graph(pairs, k * size)
-
-
-@pytest.mark.parametrize("algorithm", ["louvain", "leiden"])
-def test_community_labels_are_canonical_and_seeded(algorithm):
-    data = _cliques()
-    labels = detect_communities(edge_set(data), seed=0, algorithm=algorithm)
-    assert labels.tolist() == [0] * 5 + [1] * 5 + [2] * 5
-    isolated = Data(edge_index=torch.zeros(2, 0, dtype=torch.long), num_nodes=4)
-    assert detect_communities(edge_set(isolated), seed=0, algorithm=algorithm).tolist() == [
-        0,
-        1,
-        2,
-        3,
-    ]
-    medium = _graph(
-        torch.randint(0, 80, (2, 200), generator=torch.Generator().manual_seed(3)).t().tolist(), 80
-    )
-    a = detect_communities(edge_set(medium), seed=5, algorithm=algorithm)
-    assert np.array_equal(a, detect_communities(edge_set(medium), seed=5, algorithm=algorithm))
-    first = [np.flatnonzero(a == c)[0] for c in range(a.max() + 1)]
-    assert first == sorted(first)
-
-
-def test_leiden_leaves_the_global_random_state_alone():
-    import random
-
-    random.seed(1)
-    expected = random.random()
-    random.seed(1)
-    detect_communities(edge_set(_cliques()), seed=0, algorithm="leiden")
-    assert random.random() == expected
-
-
-def test_default_is_leiden_and_unknown_algorithms_are_refused():
-    medium = edge_set(
-        _graph(
-            torch.randint(0, 300, (2, 1500), generator=torch.Generator().manual_seed(4))
-            .t()
-            .tolist(),
-            300,
-        )
-    )
-    leiden = detect_communities(medium, algorithm="leiden")
-    assert np.array_equal(detect_communities(medium), leiden)
-    assert not np.array_equal(detect_communities(medium, algorithm="louvain"), leiden)
-    with pytest.raises(RewireError, match="communities"):
-        detect_communities(medium, algorithm="infomap")
-
-
-def _sequential_removable(edges: EdgeSet, order):
-    """The greedy walk itself: delete unless the number of components grows."""
-    pairs = set(zip(edges.src.tolist(), edges.dst.tolist()))
-    base = _components(edges.num_nodes, pairs)
-    kept = []
-    for pos in order:
-        pair = (int(edges.src[pos]), int(edges.dst[pos]))
-        if _components(edges.num_nodes, pairs - {pair}) == base:
-            pairs.discard(pair)
-            kept.append(pos)
-    return kept
-
-
-@pytest.mark.parametrize("seed", range(4))
-def test_removable_in_order_equals_the_sequential_walk(seed):
-    rng = np.random.default_rng(seed)
-    n = 25
-    raw = rng.integers(0, n, (2, 40))
-    data = _graph(raw[:, raw[0] != raw[1]].T.tolist(), n)
-    edges = edge_set(data)
-    candidates = rng.permutation(edges.num_pairs)[: rng.integers(5, edges.num_pairs)]
-    got = removable_in_order(edges, candidates).tolist()
-    assert got == _sequential_removable(edges, candidates)
 
 
 def test_higher_comma_adds_inside_and_deletes_between_communities():
@@ -171,33 +95,3 @@ def test_comma_is_seeded():
     a = rewirekit.rewire(data, "comma", add=5, delete=5, seed=0)
     b = rewirekit.rewire(data, "comma", add=5, delete=5, seed=1)
     assert not torch.equal(a.edge_index, b.edge_index)
-
-
-@pytest.mark.parametrize("inside", [True, False])
-def test_community_sampling_by_rejection_on_a_large_graph(inside):
-    n = 6000  # two communities of 3000: 9M pairs inside and 9M between, above the enumeration limit
-    ring = np.arange(n)
-    data = Data(
-        edge_index=to_undirected(torch.from_numpy(np.stack([ring, (ring + 1) % n]))), num_nodes=n
-    )
-    edges = edge_set(data)
-    labels = (np.arange(n) >= n // 2).astype(np.int64)
-    u, v = sample_community_non_edges(edges, labels, 3000, inside, np.random.default_rng(0))
-    keys = u * n + v
-    assert np.unique(keys).size == 3000 and np.all(u < v)
-    assert np.all((labels[u] == labels[v]) == inside)
-    assert not np.isin(keys, edges.keys).any()
-
-
-def test_community_sampling_is_uniform_on_a_small_graph():
-    # path 0-1-2-3, communities {0,1,2}, {3}: free inside pairs are {0,2} only;
-    # free between pairs {0,3}, {1,3} each about half the time.
-    data = Data(edge_index=to_undirected(torch.tensor([[0, 1, 2], [1, 2, 3]])), num_nodes=4)
-    edges, labels = edge_set(data), np.array([0, 0, 0, 1])
-    got = {}
-    for seed in range(300):
-        u, v = sample_community_non_edges(edges, labels, 1, False, np.random.default_rng(seed))
-        got[(int(u[0]), int(v[0]))] = got.get((int(u[0]), int(v[0])), 0) + 1
-    assert set(got) == {(0, 3), (1, 3)} and all(100 < c < 200 for c in got.values())
-    u, v = sample_community_non_edges(edges, labels, 1, True, np.random.default_rng(0))
-    assert (int(u[0]), int(v[0])) == (0, 2)

@@ -1,14 +1,10 @@
-import numpy as np
 import pytest
 import torch
 from torch_geometric.data import Data
 from torch_geometric.utils import to_undirected
 
 import rewirekit
-from rewirekit.graph import edge_set
-from rewirekit.methods.random import sample_non_edges
-
-from .conftest import medium, weighted
+from rewirekit.testing.graphs import medium, weighted
 
 
 def _pairs(data: Data) -> set[tuple[int, int]]:
@@ -38,18 +34,6 @@ def test_different_seeds_differ():
     a = rewirekit.rewire(data, "random", add=10, seed=0)
     b = rewirekit.rewire(data, "random", add=10, seed=1)
     assert not torch.equal(a.edge_index, b.edge_index)
-
-
-def test_non_edge_sampling_is_uniform_on_a_small_graph():
-    # Path 0-1-2-3: non-edges {0,2}, {0,3}, {1,3}; each must be drawn about 1/3 of the time.
-    data = Data(edge_index=to_undirected(torch.tensor([[0, 1, 2], [1, 2, 3]])), num_nodes=4)
-    edges = edge_set(data)
-    counts = {}
-    for seed in range(600):
-        src, dst = sample_non_edges(edges, 1, np.random.default_rng(seed))
-        counts[(int(src[0]), int(dst[0]))] = counts.get((int(src[0]), int(dst[0])), 0) + 1
-    assert set(counts) == {(0, 2), (0, 3), (1, 3)}
-    assert all(150 < c < 250 for c in counts.values())
 
 
 def test_rejection_path_on_a_large_sparse_graph():

@@ -12,13 +12,13 @@ from torch_geometric.utils import to_undirected
 
 import rewirekit
 from rewirekit import RewireError
+from rewirekit.algorithms import fiedler_pair
 from rewirekit.graph import edge_set
 from rewirekit.methods.spectral import (
     _candidate_pairs,
     _min_product_pair,
     _Neighbours,
     _pick,
-    fiedler_pair,
     proxy_gap_change,
 )
 
@@ -91,24 +91,6 @@ def _oracle_proxy_delete(n, pairs, delete, maximize):
         else:
             break
     return chosen
-
-
-def test_fiedler_pair_dense_and_arpack_paths_agree_with_numpy():
-    for n in (30, 450):  # below and above DENSE_EIGEN_BELOW
-        data = _connected(n, n // 3, seed=n)
-        edges = edge_set(data)
-        lam, f, deg = fiedler_pair(n, edges.src, edges.dst)
-        want, _ = _dense_fiedler(n, zip(edges.src.tolist(), edges.dst.tolist()))
-        assert lam == pytest.approx(want, abs=1e-8)
-        a = sp.csr_matrix(
-            (
-                np.ones(2 * edges.num_pairs),
-                (np.r_[edges.src, edges.dst], np.r_[edges.dst, edges.src]),
-            ),
-            shape=(n, n),
-        ) + sp.eye(n)
-        lap = sp.eye(n) - sp.diags(deg**-0.5) @ a @ sp.diags(deg**-0.5)
-        assert np.linalg.norm(lap @ f - lam * f) < 1e-6 and np.linalg.norm(f) == pytest.approx(1)
 
 
 @pytest.mark.parametrize("lam", [0.3, 1.0, 1.7])

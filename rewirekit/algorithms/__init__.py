@@ -1,0 +1,10 @@
+"""Graph algorithms as pure functions (NetworkX style): edge sets or arrays in, arrays out.
+
+No ``Data`` and no :class:`~rewirekit.methods.Rewirer` here: methods call these. Each
+module's main functions are re-exported below, one line per module.
+"""
+
+from rewirekit.algorithms.communities import detect_communities as detect_communities
+from rewirekit.algorithms.connectivity import removable_in_order as removable_in_order
+from rewirekit.algorithms.sampling import sample_non_edges as sample_non_edges
+from rewirekit.algorithms.spectral import fiedler_pair as fiedler_pair
