@@ -3,10 +3,10 @@
     REWIREKIT_DATA=/work/shared/datasets python benchmarks/diagnose_signals.py \
         --out docs/diagnose_signals.md
 
-For every dataset it computes what ``rewirekit diagnose --dataset NAME`` prints (the same
-library calls: the ``comfy`` split preset, the training nodes of split 0, seeded Leiden
-communities), and, on ``--after`` datasets, the same signals after each ``--method``
-rewiring, as ``rewirekit diagnose --dataset NAME --method SPEC`` does. It writes one
+For every dataset it computes what ``rewirekit diagnose --dataset NAME --protocol comfy``
+prints (the same library calls: the ``comfy`` split preset, the training nodes of split 0,
+seeded Leiden communities), and, on ``--after`` datasets, the same signals after each
+``--method`` rewiring, as ``... --method SPEC`` does. It writes one
 markdown table per part; every signal of :class:`rewirekit.diagnostics.GraphDiagnostics`
 is a column, so a signal added there shows up on the next run.
 """
@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         "# `rewirekit diagnose` on offline datasets\n",
         "Written by `python benchmarks/diagnose_signals.py --out "
         f"{args.out.as_posix()}` (datasets from `REWIREKIT_DATA`). Each row is what "
-        "`rewirekit diagnose --dataset NAME` prints: the "
+        f"`rewirekit diagnose --dataset NAME --protocol {PROTOCOL}` prints: the "
         f"`{PROTOCOL}` split preset (largest connected component), label NMI on the "
         "training nodes of split 0, seeded Leiden communities.\n",
         "## Before rewiring\n",
@@ -93,7 +93,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name} after {text}: {rows[-1][1]}", flush=True)
         parts += [
             f"## {name}: after each rewiring\n",
-            f"`rewirekit diagnose --dataset {name} --method SPEC`, one row per SPEC.\n",
+            f"`rewirekit diagnose --dataset {name} --protocol {PROTOCOL} --method SPEC`, "
+            "one row per SPEC.\n",
             markdown_table("method", rows),
         ]
     args.out.write_text("\n".join(parts), encoding="utf-8")
