@@ -27,6 +27,7 @@ import rewirekit  # noqa: E402
 
 project = "rewirekit"
 author = "the rewirekit developers"
+copyright = author
 release = rewirekit.__version__
 version = release
 
