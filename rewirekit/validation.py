@@ -69,3 +69,16 @@ def check_feasible(edges: EdgeSet, add: int = 0, delete: int = 0) -> None:
             f"cannot delete {delete} edges: the graph has only {edges.num_pairs}; "
             "lower the delete budget."
         )
+
+
+def check_number(name: str, value: Any, minimum: float | None = None) -> float:
+    """A finite real number (not a bool), at least ``minimum`` if given."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float, np.integer, np.floating))
+        or not np.isfinite(value)
+        or (minimum is not None and value < minimum)
+    ):
+        bound = f" >= {minimum}" if minimum is not None else ""
+        raise RewireError(f"{name} must be a finite number{bound}, got {value!r}.")
+    return float(value)

@@ -11,6 +11,7 @@ from rewirekit.methods.base import (
     rewire,
 )
 from rewirekit.methods.community import ComMa
+from rewirekit.methods.curvature import BORF, SDRF
 from rewirekit.methods.diffusion import DIGL
 from rewirekit.methods.identity import Identity
 from rewirekit.methods.jdr import JDR
@@ -37,4 +38,6 @@ __all__ = [
     "ProxyAdd",
     "ProxyDelete",
     "FoSR",
+    "SDRF",
+    "BORF",
 ]

@@ -1,0 +1,320 @@
+"""Balanced Forman curvature (Topping et al., ICLR 2022), sparse.
+
+Reference: J. Topping, F. Di Giovanni, B. P. Chamberlain, X. Dong, M. M. Bronstein,
+"Understanding over-squashing and bottlenecks on graphs via curvature", ICLR 2022,
+Definition 1. Official code: https://github.com/jctops/understanding-oversquashing
+(``gdl/src/gdl/curvature/cuda.py``).
+
+Every value is computed from the neighbour lists of the two endpoints and of their
+neighbours (marker arrays, no ``N x N`` matrix), so the cost is
+``O(sum over edges (i, j) of sum over k in N(i) | N(j) of deg k)`` time and ``O(N + E)``
+memory. The per-pair kernel :func:`pair_curvature` also serves SDRF's incremental updates.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy import sparse
+
+from rewirekit.errors import RewireError
+from rewirekit.validation import check_bool
+
+__all__ = ["balanced_forman"]
+
+_IN_I = 1  # marker bit: node is a neighbour of the first endpoint
+_IN_J = 2  # marker bit: node is a neighbour of the second endpoint
+
+
+def balanced_forman(edge_index: ArrayLike, num_nodes: int, faithful: bool = False) -> np.ndarray:
+    r"""Balanced Forman curvature of every edge of an undirected graph.
+
+    For an edge :math:`(i, j)` with degrees :math:`d_i, d_j`, triangles
+    :math:`\sharp_\Delta = |N(i) \cap N(j)|` and 4-cycle sets
+
+    .. math::
+        \sharp_\square^i = \{k \in N(i) \setminus N(j),\ k \ne j :
+        \exists w \in (N(k) \cap N(j)) \setminus N(i),\ w \ne i\},
+
+    Definition 1 of the paper reads (0 if :math:`\min(d_i, d_j) = 1`)
+
+    .. math::
+        \mathrm{Ric}(i, j) = \frac{2}{d_i} + \frac{2}{d_j} - 2
+        + 2\frac{\sharp_\Delta}{d_{\max}} + \frac{\sharp_\Delta}{d_{\min}}
+        + \frac{|\sharp_\square^i| + |\sharp_\square^j|}{\gamma_{\max}\, d_{\max}},
+
+    where :math:`\gamma_{\max}` is the largest number of 4-cycles through one
+    :math:`k \in \sharp_\square^i` (or :math:`\sharp_\square^j`), i.e.
+    :math:`|(N(k) \cap N(j)) \setminus N(i)| - 1`; the last term is 0 without 4-cycles.
+
+    ``faithful=True`` reproduces the counting of the official kernel
+    (``_balanced_forman_curvature`` in ``gdl/curvature/cuda.py``), which differs from the
+    paper in these ways:
+
+    * an edge is set to 0 only if a degree is 0, never because a degree is 1;
+    * the triangle term is :math:`(2/d_{\max} + 1/d_{\min}) (A^2)_{ij}`, as in the paper;
+    * the "4-cycle" count is :math:`s = |\{k \in N(j) : (A^2)_{ik} - A_{ik} > 0\}|
+      + |\{k \in N(i) : (A^2)_{kj} - A_{kj} > 0\}|`, which counts ``k = i`` and ``k = j``
+      (through :math:`(A^2)_{ii} = d_i`) and plain 2-paths, not only 4-cycles without
+      diagonals;
+    * :math:`\gamma_{\max}` is replaced by :math:`\lambda`, the largest of those
+      :math:`(A^2)_{ik} - A_{ik}` and :math:`(A^2)_{kj} - A_{kj}` (so
+      :math:`\lambda \ge \max(d_i, d_j)`), and the term is :math:`s / (d_{\max} \lambda)`.
+
+    On the path P5 the paper gives 0 on every edge and the official kernel 1.75 on the end
+    edges and 1.0 in the middle; on K5 they give 1.25 and 1.75. The official CPU kernel
+    (``gdl/curvature/numba.py``) has ``break`` where the CUDA kernel returns (issue #4): it
+    stops each row at its first non-neighbour, so most entries keep stale or zero values.
+    That bug is *not* reproduced; ``faithful=True`` equals the CUDA logic, in float64 (the
+    official CUDA kernel works in float32).
+
+    Args:
+        edge_index: ``[2, E]`` integer array or tensor holding both directions of every
+            edge. Self-loops are ignored (value 0); duplicate columns get the same value.
+        num_nodes: number of nodes.
+        faithful: use the official kernel's counting instead of the paper's.
+
+    Returns:
+        float64 array of length ``E``, one curvature per column of ``edge_index``.
+
+    Example::
+
+        >>> import numpy as np
+        >>> ring = np.array([[0, 1, 1, 2, 2, 3, 3, 0], [1, 0, 2, 1, 3, 2, 0, 3]])
+        >>> balanced_forman(ring, 4)  # C4: 2/2 + 2/2 - 2 + (1 + 1) / (1 * 2)
+        array([1., 1., 1., 1., 1., 1., 1., 1.])
+    """
+    faithful = check_bool("faithful", faithful)
+    row, col = _read_edges(edge_index, num_nodes)
+    adjacency = _simple_undirected(row, col, num_nodes)
+    indptr, indices = adjacency.indptr.astype(np.int64), adjacency.indices.astype(np.int64)
+    start, count = indptr[:-1].copy(), np.diff(indptr)
+    chunks = max(1, min(num_nodes, 4 * numba.get_num_threads()))
+    values = _all_pairs(start, count, indices, faithful, chunks)  # one per CSR entry
+    out = np.zeros(row.size, dtype=np.float64)
+    real = row != col
+    keys = np.repeat(np.arange(num_nodes, dtype=np.int64), count) * num_nodes + indices
+    slot = np.searchsorted(keys, row[real] * num_nodes + col[real])
+    out[real] = values[slot]
+    return out
+
+
+def _read_edges(edge_index: ArrayLike, num_nodes: int) -> tuple[np.ndarray, np.ndarray]:
+    if isinstance(num_nodes, bool) or not isinstance(num_nodes, (int, np.integer)):
+        raise RewireError(f"num_nodes must be an integer, got {num_nodes!r}.")
+    if hasattr(edge_index, "detach"):
+        edge_index = edge_index.detach().cpu().numpy()
+    edges = np.asarray(edge_index)
+    if edges.ndim != 2 or edges.shape[0] != 2 or not np.issubdtype(edges.dtype, np.integer):
+        raise RewireError(
+            f"edge_index must be an integer array of shape [2, E], got {edges.dtype} {edges.shape}."
+        )
+    row, col = edges.astype(np.int64)
+    if row.size and (min(row.min(), col.min()) < 0 or max(row.max(), col.max()) >= num_nodes):
+        raise RewireError(f"edge_index holds node ids outside [0, {num_nodes - 1}].")
+    forward = np.unique(row[row != col] * num_nodes + col[row != col])
+    backward = np.unique(col[row != col] * num_nodes + row[row != col])
+    if not np.array_equal(forward, backward):
+        raise RewireError(
+            "balanced Forman curvature is defined on undirected graphs: edge_index must hold "
+            "both directions of every edge (torch_geometric.utils.to_undirected)."
+        )
+    return row, col
+
+
+def _simple_undirected(row: np.ndarray, col: np.ndarray, n: int) -> sparse.csr_matrix:
+    """The 0/1 adjacency without self-loops, CSR with sorted columns."""
+    keep = row != col
+    adjacency = sparse.csr_matrix(
+        (np.ones(int(keep.sum()), dtype=np.int8), (row[keep], col[keep])), shape=(n, n)
+    )
+    adjacency.sum_duplicates()
+    adjacency.sort_indices()
+    return adjacency
+
+
+@numba.njit(parallel=True, cache=True)
+def _all_pairs(
+    start: np.ndarray, count: np.ndarray, nbr: np.ndarray, faithful: bool, chunks: int
+) -> np.ndarray:  # pragma: no cover - compiled
+    n = start.size
+    values = np.zeros(nbr.size, dtype=np.float64)
+    for c in numba.prange(chunks):
+        mark = np.zeros(n, dtype=np.int8)
+        for i in range(c * n // chunks, (c + 1) * n // chunks):
+            for s in range(start[i], start[i] + count[i]):
+                j = nbr[s]
+                if j > i:
+                    values[s] = pair_curvature(start, count, nbr, i, j, mark, faithful, -1, -1)
+    # mirror the upper triangle onto the lower one
+    for i in numba.prange(n):
+        for s in range(start[i], start[i] + count[i]):
+            j = nbr[s]
+            if j < i:
+                values[s] = values[_find(start, count, nbr, j, i)]
+    return values
+
+
+@numba.njit(cache=True)
+def _find(start, count, nbr, i, j):  # pragma: no cover - compiled
+    for s in range(start[i], start[i] + count[i]):
+        if nbr[s] == j:
+            return s
+    return -1
+
+
+@numba.njit(cache=True, inline="always")
+def _extra_out(v, extra_src, extra_dst, faithful):  # pragma: no cover - compiled
+    """The extra neighbour of ``v`` (or -1): an undirected extra edge in the paper's mode,
+    the extra arc ``extra_src -> extra_dst`` (out-neighbour of ``extra_src``) when faithful."""
+    if v == extra_src:
+        return extra_dst
+    if v == extra_dst and not faithful:
+        return extra_src
+    return -1
+
+
+@numba.njit(cache=True, inline="always")
+def _extra_in(v, extra_src, extra_dst, faithful):  # pragma: no cover - compiled
+    if v == extra_dst:
+        return extra_src
+    if v == extra_src and not faithful:
+        return extra_dst
+    return -1
+
+
+@numba.njit(cache=True)
+def _mark(start, count, nbr, v, extra, mark, bit, on):  # pragma: no cover - compiled
+    for s in range(start[v], start[v] + count[v]):
+        mark[nbr[s]] = mark[nbr[s]] | bit if on else mark[nbr[s]] & ~bit
+    if extra >= 0:
+        mark[extra] = mark[extra] | bit if on else mark[extra] & ~bit
+
+
+@numba.njit(cache=True)
+def _count_marked(start, count, nbr, v, extra, mark, want, avoid, skip):  # pragma: no cover
+    """Number of neighbours ``w != skip`` of ``v`` (plus ``extra``) whose marker has every
+    bit of ``want`` and none of ``avoid``."""
+    total = 0
+    for s in range(start[v], start[v] + count[v]):
+        w = nbr[s]
+        if w != skip and (mark[w] & want) == want and (mark[w] & avoid) == 0:
+            total += 1
+    if extra >= 0 and extra != skip and (mark[extra] & want) == want and (mark[extra] & avoid) == 0:
+        total += 1
+    return total
+
+
+@numba.njit(cache=True)
+def pair_curvature(
+    start, count, nbr, i, j, mark, faithful, extra_src, extra_dst
+):  # pragma: no cover - compiled
+    """Curvature of the pair ``(i, j)`` from neighbour lists ``nbr[start[v]:start[v] +
+    count[v]]`` (each list holds every neighbour once, no self-loops).
+
+    ``extra_src, extra_dst`` (or -1) add one edge that is not in the lists: the undirected
+    edge ``{extra_src, extra_dst}`` for the paper's curvature, the single arc
+    ``extra_src -> extra_dst`` for the official counting (its post-edit kernel
+    ``_balanced_forman_post_delta`` adds one entry ``A[k, l]`` and reads the directed
+    formula). ``mark`` is an int8 work array of zeros of length ``N``; it is left zeroed.
+    Official kernel: ``A[i, j]`` is taken as 1 (the caller handles non-edges).
+    """
+    out_i = _extra_out(i, extra_src, extra_dst, faithful)
+    in_j = _extra_in(j, extra_src, extra_dst, faithful)
+    # the official kernel reads the in-degree of i and the out-degree of j
+    d_i = count[i] + (1 if _extra_in(i, extra_src, extra_dst, faithful) >= 0 else 0)
+    d_j = count[j] + (1 if _extra_out(j, extra_src, extra_dst, faithful) >= 0 else 0)
+    d_max, d_min = max(d_i, d_j), min(d_i, d_j)
+    if d_min == 0 or (d_min == 1 and not faithful):
+        return 0.0
+    _mark(start, count, nbr, i, out_i, mark, _IN_I, True)  # out-neighbours of i
+    _mark(start, count, nbr, j, in_j, mark, _IN_J, True)  # in-neighbours of j
+    triangles = _count_marked(start, count, nbr, i, out_i, mark, _IN_J, 0, -1)
+    value = 2.0 / d_max + 2.0 / d_min - 2.0 + (2.0 / d_max + 1.0 / d_min) * triangles
+    cycles, largest = 0, 0
+    # official: k in N_in(j) with (A^2)_ik - A_ik > 0, k in N_out(i) with (A^2)_kj - A_kj > 0;
+    # paper: k in N(i) \ N(j) \ {j} with |N(k) & N(j) \ N(i) \ {i}| > 0, and the same for j
+    for side in range(2):
+        v = j if side == 0 else i
+        extra_v = in_j if side == 0 else out_i
+        for s in range(start[v], start[v] + count[v] + 1):
+            k = nbr[s] if s < start[v] + count[v] else extra_v
+            if k < 0:
+                continue
+            if faithful:
+                if side == 0:  # paths i -> w -> k: w out-neighbour of i, in-neighbour of k
+                    in_k = _extra_in(k, extra_src, extra_dst, faithful)
+                    found = _count_marked(start, count, nbr, k, in_k, mark, _IN_I, 0, -1)
+                    found -= 1 if mark[k] & _IN_I else 0
+                else:  # paths k -> w -> j
+                    out_k = _extra_out(k, extra_src, extra_dst, faithful)
+                    found = _count_marked(start, count, nbr, k, out_k, mark, _IN_J, 0, -1)
+                    found -= 1 if mark[k] & _IN_J else 0
+            else:
+                # side 0 walks N(j): k in N(j) \ N(i) \ {i}, cycles j-k-w-i; side 1 mirrors
+                own, other = (_IN_J, _IN_I) if side == 0 else (_IN_I, _IN_J)
+                far = i if side == 0 else j
+                if k == far or mark[k] & other:
+                    continue
+                extra_k = _extra_out(k, extra_src, extra_dst, faithful)
+                found = _count_marked(
+                    start, count, nbr, k, extra_k, mark, other, own, j if side == 0 else i
+                )
+            if found > 0:
+                cycles += 1
+                largest = max(largest, found)
+    if largest > 0:
+        value += cycles / (d_max * largest)
+    _mark(start, count, nbr, i, out_i, mark, _IN_I, False)
+    _mark(start, count, nbr, j, in_j, mark, _IN_J, False)
+    return value
+
+
+#: Below this many pairs :func:`curvature_of_pairs` runs on one thread: starting the thread
+#: pool costs more than the work (and much more on a loaded machine).
+_SERIAL_BELOW = 4096
+
+
+def curvature_of_pairs(
+    start: np.ndarray,
+    count: np.ndarray,
+    nbr: np.ndarray,
+    src: np.ndarray,
+    dst: np.ndarray,
+    faithful: bool,
+    extra_src: np.ndarray,
+    extra_dst: np.ndarray,
+) -> np.ndarray:
+    """:func:`pair_curvature` of the pairs ``(src[e], dst[e])``, each with the extra edge
+    ``(extra_src[e], extra_dst[e])`` (-1 for none)."""
+    kernel = _pairs_serial if src.size < _SERIAL_BELOW else _pairs_parallel
+    return kernel(start, count, nbr, src, dst, faithful, extra_src, extra_dst)
+
+
+@numba.njit(parallel=True, cache=True)
+def _pairs_parallel(
+    start, count, nbr, src, dst, faithful, extra_src, extra_dst
+):  # pragma: no cover - compiled
+    values = np.empty(src.size, dtype=np.float64)
+    chunks = min(src.size, 16)
+    for c in numba.prange(chunks):
+        mark = np.zeros(start.size, dtype=np.int8)
+        for e in range(c * src.size // chunks, (c + 1) * src.size // chunks):
+            values[e] = pair_curvature(
+                start, count, nbr, src[e], dst[e], mark, faithful, extra_src[e], extra_dst[e]
+            )
+    return values
+
+
+@numba.njit(cache=True)
+def _pairs_serial(
+    start, count, nbr, src, dst, faithful, extra_src, extra_dst
+):  # pragma: no cover - compiled
+    values = np.empty(src.size, dtype=np.float64)
+    mark = np.zeros(start.size, dtype=np.int8)
+    for e in range(src.size):
+        values[e] = pair_curvature(
+            start, count, nbr, src[e], dst[e], mark, faithful, extra_src[e], extra_dst[e]
+        )
+    return values
