@@ -15,6 +15,7 @@ from rewirekit.methods.curvature import BORF, SDRF
 from rewirekit.methods.diffusion import DIGL
 from rewirekit.methods.identity import Identity
 from rewirekit.methods.jdr import JDR
+from rewirekit.methods.orc_manl import OrcManl
 from rewirekit.methods.random import RandomRewirer
 from rewirekit.methods.similarity import ComFy, FeaSt
 from rewirekit.methods.spectral import FoSR, ProxyAdd, ProxyDelete
@@ -40,4 +41,5 @@ __all__ = [
     "FoSR",
     "SDRF",
     "BORF",
+    "OrcManl",
 ]
