@@ -1,5 +1,5 @@
-# Two commands for a fresh machine:  `make demo` (the default benchmark) and `make test`;
-# `make docs` builds the documentation site into docs/site/_build/html.
+# Commands for a fresh machine: `make demo` (the default benchmark), `make test`, `make lint`,
+# `make docs` (the documentation site, into docs/site/_build/html).
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
@@ -7,13 +7,13 @@ DOCS_STAMP := $(VENV)/.docs-installed
 # Offline datasets: the shared folder beside this checkout, unless REWIREKIT_DATA says otherwise.
 export REWIREKIT_DATA ?= $(abspath ../shared/datasets)
 
-.PHONY: install demo test docs
+.PHONY: install demo test lint docs
 
 install: $(STAMP)
 
 $(STAMP): pyproject.toml constraints.txt
 	python3 -m venv $(VENV)
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[test]'
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[test,lint]'
 	touch $@
 
 demo: $(STAMP)
@@ -21,6 +21,12 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/pytest -q -n 2 --durations=15
+
+# Rules and paths are in pyproject.toml ([tool.ruff], [tool.mypy]).
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 $(DOCS_STAMP): $(STAMP)
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[docs]'

@@ -41,6 +41,7 @@ import argparse
 import contextlib
 import datetime
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -86,9 +87,9 @@ def speed_runs(dataset: str, small: int) -> list[SpeedRun]:
     runs = []
     for method, title in (("feast", "FeaSt"), ("comfy", "ComFy")):
         best = PAPER_BUDGETS.get(dataset, {}).get(method, (small, small))
-        for kind, paper in zip(("add", "delete"), best):
+        for kind, paper in zip(("add", "delete"), best, strict=True):
             for budget in sorted({small, paper} - {0}):
-                params = {kind: budget}
+                params: dict[str, int | str] = {kind: budget}
                 if method == "feast":
                     runs.append(SpeedRun(f"{title} {kind}", method, params, budget, 20.0))
                     continue
@@ -191,6 +192,7 @@ def time_official(
     modules: dict, data: Data, run: SpeedRun, labels: np.ndarray, timeout: float, repeat: int
 ) -> OfficialTime | None:
     """Seconds of the official code for ``run`` (``None`` if that code is not loaded)."""
+    call: tuple[Callable[..., float], tuple]  # (function, arguments) to time in a child
     if run.method in ("feast", "comfy"):
         fixed = labels if run.method == "feast" else None
         call = (_official_similarity, (modules[run.method], data, run, fixed))

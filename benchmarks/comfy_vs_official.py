@@ -39,6 +39,10 @@ selection step. ``nx_cugraph`` (CUDA-only) is replaced by a stub whose ``from_ne
 returns the networkx graph unchanged. The official functions write CSV reports into the
 working directory; they run in a temporary directory.
 
+A second table runs ``comfy(faithful=True)`` against the official ``comsim.modify_graph``
+with additions and deletions in one call (as the paper ran it) and says whether the edit sets
+are identical.
+
 ``--spectral`` also compares ProxyAddMax / ProxyDelMax (``Spectral/rewiring/
 fastrewiringKupdates.py``) and, with ``--fosr DIR`` (a kedar2/FoSR checkout), FoSR, at small
 budgets. Their edges are expected to differ for ProxyAdd/ProxyDelete (the official code
@@ -128,7 +132,7 @@ def canonical_edges(edge_index: torch.Tensor) -> set[Pair]:
     """Undirected edges ``(u, v)``, ``u ≤ v`` (self-loops kept)."""
     u, v = edge_index.cpu().numpy()
     lo, hi = np.minimum(u, v), np.maximum(u, v)
-    return set(zip(lo.tolist(), hi.tolist()))
+    return set(zip(lo.tolist(), hi.tolist(), strict=True))
 
 
 def edits(before: Data, after: Data) -> tuple[set[Pair], set[Pair]]:
@@ -141,7 +145,7 @@ def edits(before: Data, after: Data) -> tuple[set[Pair], set[Pair]]:
 def install_cugraph_stub() -> None:
     """``nx_cugraph`` is CUDA-only: a stand-in whose ``from_networkx`` returns the graph."""
     stub = types.ModuleType("nx_cugraph")
-    stub.from_networkx = lambda graph: graph
+    vars(stub)["from_networkx"] = lambda graph: graph  # the module's namespace
     sys.modules.setdefault("nx_cugraph", stub)
 
 
@@ -219,6 +223,12 @@ def ours_edits(data: Data, method: str, **params) -> tuple[set[Pair], set[Pair],
     seconds = time.perf_counter() - start
     added, removed = edits(data, out)
     return added, removed, seconds
+
+
+def of_kind(edits: tuple[set[Pair], set[Pair], float], kind: str) -> set[Pair]:
+    """The added (``kind="add"``) or the removed pairs of an ``*_edits`` result."""
+    added, removed, _seconds = edits
+    return added if kind == "add" else removed
 
 
 def call_with_timeout(function: Callable, args: tuple, timeout: float):
@@ -439,13 +449,13 @@ def compare_similarity(
 ) -> Row:
     """Run official and ours for one (method, kind, budget) and classify the differences."""
     add, delete = (budget, 0) if kind == "add" else (0, budget)
-    official_pairs = official_similarity_edits(modules[method], data, add, delete, labels)[
-        0 if kind == "add" else 1
-    ]
-    params = {"add": add, "delete": delete}
+    official_pairs = of_kind(
+        official_similarity_edits(modules[method], data, add, delete, labels), kind
+    )
+    params: dict[str, int | str] = {"add": add, "delete": delete}
     if method == "comfy":  # the communities fed to the official code are our Louvain's
         params.update(seed=SEED, rounding="floor", communities="louvain")
-    ours_pairs = ours_edits(data, method, **params)[0 if kind == "add" else 1]
+    ours_pairs = of_kind(ours_edits(data, method, **params), kind)
     ctx = selection_context(
         data.x.numpy(),
         canonical_edges(data.edge_index),
@@ -472,9 +482,72 @@ def similarity_runs(dataset: str, small: int) -> list[tuple[str, str, int]]:
     runs = []
     for method in ("feast", "comfy"):
         best = PAPER_BUDGETS.get(dataset, {}).get(method, (small, small))
-        for kind, paper in zip(("add", "delete"), best):
+        for kind, paper in zip(("add", "delete"), best, strict=True):
             runs += [(method, kind, b) for b in sorted({small, paper}) if b > 0]
     return runs
+
+
+# -- ComFy(faithful=True) -------------------------------------------------------------------
+def compare_faithful(
+    module: types.ModuleType, data: Data, labels: np.ndarray, dataset: str, add: int, delete: int
+) -> str:
+    """One line: the official ``comsim.modify_graph(add, delete)`` against our
+    ``comfy(faithful=True)`` on the same graph and partition; both edit sets must be equal."""
+    theirs_added, theirs_removed, theirs_s = official_similarity_edits(
+        module, data, add, delete, labels
+    )
+    params = dict(seed=SEED, communities="louvain", faithful=True)
+    ours_added, ours_removed, ours_s = ours_edits(data, "comfy", add=add, delete=delete, **params)
+    same = theirs_added == ours_added and theirs_removed == ours_removed
+    return (
+        f"{dataset:<18} add={add:<5} delete={delete:<5} official +{len(theirs_added)} "
+        f"-{len(theirs_removed)}  ours +{len(ours_added)} -{len(ours_removed)}  "
+        f"common +{len(theirs_added & ours_added)} -{len(theirs_removed & ours_removed)}  "
+        f"identical: {'yes' if same else 'NO'}  ({theirs_s:.1f} s vs {ours_s:.1f} s)"
+    )
+
+
+#: Eight-node cases of tests/methods/test_similarity.py: (edges, communities, add, delete).
+TINY_CASES = (
+    ([(0, 1), (2, 3), (4, 5), (6, 7), (0, 4)], [0, 0, 0, 0, 1, 1, 1, 1], 3, 0),
+    ([(0, 1), (2, 3), (4, 5), (6, 7), (0, 4)], [0, 0, 0, 0, 1, 1, 1, 1], 6, 0),
+    ([(0, 1), (0, 4), (2, 3), (4, 5), (6, 7)], [0, 0, 1, 1, 1, 1, 1, 1], 4, 0),
+    ([(0, 1), (0, 4), (2, 3), (4, 5), (6, 7)], [0, 0, 1, 1, 1, 1, 1, 1], 0, 3),
+    ([(0, 1), (2, 3), (4, 5), (6, 7), (0, 4), (1, 2), (5, 6)], [0, 0, 0, 0, 1, 1, 1, 1], 5, 2),
+)
+
+
+def tiny_faithful_lines(module: types.ModuleType) -> list[str]:
+    """The official selection and ours (``faithful=True``) on the eight-node test cases:
+    unit features at angles 0, 80, 10, 100, 42, 130, 45, 140 degrees."""
+    from torch_geometric.utils import to_undirected
+
+    from rewirekit.methods.comfy_faithful import official_comfy_edits
+
+    angles = np.deg2rad([0, 80, 10, 100, 42, 130, 45, 140])
+    x = torch.tensor(np.stack([np.cos(angles), np.sin(angles)], axis=1), dtype=torch.float)
+    lines = []
+    for edges, labels, add, delete in TINY_CASES:
+        ei = to_undirected(torch.tensor(edges).t(), num_nodes=8)
+        data = Data(x=x, edge_index=ei, y=torch.zeros(8, dtype=torch.long), num_nodes=8)
+        theirs_added, theirs_removed, _ = official_similarity_edits(
+            module, data, add, delete, np.array(labels)
+        )
+        added, removed = official_comfy_edits(x, ei, np.array(labels), add, delete)
+        ours = ({tuple(p) for p in added.tolist()}, {tuple(p) for p in removed.tolist()})
+        same = ours == (theirs_added, theirs_removed)
+        lines.append(
+            f"edges={edges} communities={labels} add={add} delete={delete}: official "
+            f"+{sorted(theirs_added)} -{sorted(theirs_removed)}; identical: "
+            f"{'yes' if same else 'NO'}"
+        )
+    return lines
+
+
+def faithful_runs(dataset: str, small: int) -> list[tuple[int, int]]:
+    """(add, delete) at ``small`` edits each and at the paper's best ComFy budgets."""
+    best = PAPER_BUDGETS.get(dataset, {}).get("comfy", (small, small))
+    return sorted({(small, 0), (0, small), (best[0], 0), (0, best[1]), best})
 
 
 # -- spectral family -----------------------------------------------------------------------
@@ -528,7 +601,7 @@ def compare_spectral(
         theirs = call_with_timeout(
             official_proxy_edits, (official["proxy"], data, kind, budget), timeout
         )
-        ours = ours_edits(data, method, objective="max", **{key: budget})[0 if kind == "add" else 1]
+        ours = of_kind(ours_edits(data, method, objective="max", **{key: budget}), kind)
         if theirs is None:
             lines.append(
                 f"{dataset:<18} Proxy{kind.title()}Max N={budget}: official did not "
@@ -623,6 +696,19 @@ def main(argv: list[str] | None = None) -> None:
         for method, kind, budget in similarity_runs(dataset, args.small):
             row = compare_similarity(modules, data, labels, dataset, method, kind, budget)
             print(row.line(), flush=True)
+    print(
+        "\n# ComFy faithful=True against the official comsim.modify_graph (add and delete "
+        "in one call; same graph and partition)"
+    )
+    for line in tiny_faithful_lines(modules["comfy"]):
+        print(line, flush=True)
+    for dataset in args.datasets:
+        data = load_prepared(dataset)
+        labels = our_communities(data)
+        for add, delete in faithful_runs(dataset, args.small):
+            print(
+                compare_faithful(modules["comfy"], data, labels, dataset, add, delete), flush=True
+            )
     if args.spectral:
         spectral = load_spectral(args.official_dir, args.fosr)
         print("\n# spectral family")

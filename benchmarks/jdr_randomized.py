@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from functools import partial
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -63,8 +64,8 @@ def main(argv: list[str] | None = None) -> None:
     _row("truncated, seed 1", again, seconds, exact, data, args.splits)
     for passes in args.passes:
         out, seconds = _timed(
-            lambda: rewirekit.rewire(
-                data, "jdr", solver="randomized", krylov_passes=passes, **params
+            partial(
+                rewirekit.rewire, data, "jdr", solver="randomized", krylov_passes=passes, **params
             )
         )
         _row(f"randomized, {passes}", out, seconds, exact, data, args.splits)

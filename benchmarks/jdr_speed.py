@@ -39,8 +39,6 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1)
     args = parser.parse_args()
     set_threads(args.threads)
-    import rewirekit
-
     official = load_official(args.official_dir)
     print(f"threads={args.threads}, best of {args.repeat}")
     print(
@@ -48,20 +46,26 @@ def main() -> None:
         f"{'lapack':>7} {'bound':>6}"
     )
     for name in args.datasets:
-        settings, data = paper_settings(name)[0], load_dataset(name)
-        t_official = best_of(args.repeat, lambda: run_official(official, data, settings))
-        t_clean = best_of(args.repeat, lambda: rewirekit.rewire(data, "jdr", **settings))
-        t_faithful = best_of(
-            args.repeat,
-            lambda: rewirekit.rewire(data, "jdr", **settings, faithful=True, solver="dense"),
-        )
-        t_lapack = best_of(args.repeat, lambda: decompositions(data, settings["num_iterations"]))
-        print(
-            f"{name:<10} {t_official:>8.1f}s {t_clean:>7.1f}s {t_official / t_clean:>5.1f}x "
-            f"{t_faithful:>8.1f}s {t_official / t_faithful:>5.1f}x {t_lapack:>6.1f}s "
-            f"{t_official / t_lapack:>5.1f}x",
-            flush=True,
-        )
+        print(timing_row(name, official, args.repeat), flush=True)
+
+
+def timing_row(name: str, official, repeat: int) -> str:
+    """One dataset's row: the official code, ours (clean and faithful), and the LAPACK bound."""
+    import rewirekit
+
+    settings, data = paper_settings(name)[0], load_dataset(name)
+    t_official = best_of(repeat, lambda: run_official(official, data, settings))
+    t_clean = best_of(repeat, lambda: rewirekit.rewire(data, "jdr", **settings))
+    t_faithful = best_of(
+        repeat,
+        lambda: rewirekit.rewire(data, "jdr", **settings, faithful=True, solver="dense"),
+    )
+    t_lapack = best_of(repeat, lambda: decompositions(data, settings["num_iterations"]))
+    return (
+        f"{name:<10} {t_official:>8.1f}s {t_clean:>7.1f}s {t_official / t_clean:>5.1f}x "
+        f"{t_faithful:>8.1f}s {t_official / t_faithful:>5.1f}x {t_lapack:>6.1f}s "
+        f"{t_official / t_lapack:>5.1f}x"
+    )
 
 
 def decompositions(data, iterations: int) -> None:

@@ -57,9 +57,9 @@ PAPER_SPLITS = {"cora": "sparse", "citeseer": "sparse", "chameleon": "dense"}
 def paper_settings(name: str) -> tuple[dict, bool]:
     """JDR's tuned keyword arguments for ``name`` (GCN column of the official yaml) and
     whether the official config normalises the features before denoising."""
-    from rewirekit.bench import get_training_preset
+    from rewirekit.bench import JDRPreset
 
-    preset, split = get_training_preset("jdr"), PAPER_SPLITS[name]
+    preset, split = JDRPreset(), PAPER_SPLITS[name]
     return (
         preset.rewiring_params(name, "gcn", split),
         preset.config(name, "gcn", rewired=True, split=split).normalize_features,
@@ -129,7 +129,7 @@ def run_official(module: types.ModuleType, data: Data, settings: dict) -> tuple[
 
 def _weights(edge_index: torch.Tensor, weight: torch.Tensor, n: int) -> dict[int, float]:
     keys = (edge_index[0].long() * n + edge_index[1].long()).tolist()
-    return dict(zip(keys, weight.double().tolist()))
+    return dict(zip(keys, weight.double().tolist(), strict=True))
 
 
 def compare_graphs(

@@ -32,7 +32,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from rewirekit.bench import get_training_preset
+from rewirekit.bench import JDRPreset
 from rewirekit.bench.progress import RichProgress
 from rewirekit.bench.report import SummaryRow, summarize_records
 from rewirekit.bench.runner import BenchmarkSpec, DatasetSpec, MethodSpec, run_benchmark
@@ -73,7 +73,7 @@ _LARGE_REWIRED = 20
 
 def _jdr(split: str, model: str, dataset: str, mean: float, pm: float, splits: int) -> PaperRow:
     """A JDR row: the paper's tuned settings for (dataset, model, split), faithful mode."""
-    params = get_training_preset("jdr").rewiring_params(dataset, model, split)
+    params = JDRPreset().rewiring_params(dataset, model, split)
     return PaperRow(
         "jdr",
         split,
@@ -156,6 +156,7 @@ COMFY_BASELINES: list[PaperRow] = [
             (31.69, 0.42),
             (27.24, 0.21),
         ],
+        strict=True,
     )
 ]
 
@@ -376,9 +377,13 @@ def _comfy_candidates(label: str, index: int, dataset: str) -> tuple[str, tuple[
         label.removesuffix("AddDel").removesuffix("Add").removesuffix("Del")
     ]
     add, delete = _BEST_BUDGETS[name][index]
-    params = {"mode": "higher"} if name == "comma" else {}
+    params: dict[str, int | str] = {"mode": "higher"} if name == "comma" else {}
     if name in ("comma", "comfy"):
         params.update(PAPER_COMMUNITIES)
+    if (
+        name == "comfy"
+    ):  # the rows were run with the paper's half-up budgets (see pin_comfy_rounding)
+        params["rounding"] = "round"
     if label.endswith("AddDel"):
         params.update(add=add, delete=delete)
     elif label.endswith("Add"):
@@ -390,7 +395,7 @@ def _comfy_candidates(label: str, index: int, dataset: str) -> tuple[str, tuple[
 
 COMFY_REWIRED: list[PaperRow] = []
 for _label, _values in _COMFY_RESULTS.items():
-    for _i, (_dataset, (_mean, _pm)) in enumerate(zip(COMFY_DATASETS, _values)):
+    for _i, (_dataset, (_mean, _pm)) in enumerate(zip(COMFY_DATASETS, _values, strict=True)):
         _name, _candidates = _comfy_candidates(_label, _i, _dataset)
         COMFY_REWIRED.append(
             PaperRow(
@@ -520,10 +525,9 @@ class Reproduction:
                 self.records(paper, methods, min(SELECTION_SPLITS, self.splits or SELECTION_SPLITS))
             )
         }
-        scores = [summaries.get(m.label) for m in methods]
-        if any(s is None for s in scores):
+        if any(m.label not in summaries for m in methods):
             return None
-        best = max(range(len(methods)), key=lambda i: (scores[i].val_mean, -i))
+        best = max(range(len(methods)), key=lambda i: (summaries[methods[i].label].val_mean, -i))
         return dict(paper.candidates[best])
 
     def records(self, paper: PaperRow, methods: list[MethodSpec], splits: int) -> list:

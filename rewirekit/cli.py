@@ -6,6 +6,7 @@ import json
 import sys
 from dataclasses import asdict, replace
 from enum import Enum
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +27,37 @@ console = Console()
 err_console = Console(stderr=True)
 
 DEFAULT_STORE = Path("runs") / "results.db"
+PROTOCOL_HELP = (
+    "Split preset (default: the dataset's shipped fixed splits where it has them, "
+    "else dense 60/20/20; sparse on the cSBM)."
+)
 #: The default demo: a cSBM smaller than the JDR paper's (N=5000, F=2000) so it runs in minutes.
 DEMO_CSBM = {"num_nodes": 1000, "num_features": 400}
 PAPER_CSBM = {"num_nodes": 5000, "num_features": 2000}
 DEMO_METHODS = ["none", "random:add=250,delete=250"]
 #: Shown after a JDR label whose settings came from :func:`rewirekit.bench.presets.csbm_jdr_params`.
 PAPER_PHI_SUFFIX = " (paper, per φ)"
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from rewirekit import __version__
+
+        console.print(f"rewirekit {__version__}", highlight=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False,
+        "--version",
+        callback=_print_version,
+        is_eager=True,
+        help="Print the version and exit.",
+    ),
+) -> None:
+    """Rewire graphs for GNNs and measure, honestly, whether it helped."""
 
 
 class OutputFormat(str, Enum):
@@ -74,7 +100,7 @@ def _csbm_specs(size: dict[str, int], phis: list[float], seed: int) -> list[tupl
             phi,
             DatasetSpec(
                 f"csbm(n={size['num_nodes']},f={size['num_features']},phi={phi:+.3f},seed={seed})",
-                lambda phi=phi: csbm(**size, phi=phi, seed=seed),
+                partial(csbm, **size, phi=phi, seed=seed),
                 "csbm",
             ),
         )
@@ -91,7 +117,7 @@ def bench(
     full_size: bool = typer.Option(
         False, "--full-size", help="The JDR paper's cSBM size (N=5000, F=2000)."
     ),
-    protocol: str = typer.Option("sparse", "--protocol", "-p", help="Split preset."),
+    protocol: str | None = typer.Option(None, "--protocol", "-p", help=PROTOCOL_HELP),
     training: str | None = typer.Option(
         None, help="Training preset: jdr or comfy (default: comfy for --protocol comfy, else jdr)."
     ),
@@ -122,7 +148,7 @@ def bench(
     )
     from rewirekit.bench.runner import BenchmarkSpec, DatasetSpec, run_benchmark
     from rewirekit.bench.store import ResultStore
-    from rewirekit.datasets import CSBM_PHI_GRID
+    from rewirekit.datasets import CSBM_PHI_GRID, choose_split_preset
 
     demo = not dataset and synthetic is None
     if demo:
@@ -146,18 +172,20 @@ def bench(
     methods = [parse_method(m) for m in (method or (DEMO_METHODS if demo else ["none"]))]
     if sweep and all(m.name != "none" for m in methods):
         methods.insert(0, parse_method("none"))  # a sweep compares with the unrewired graph
+    choices = {d.key: choose_split_preset(d.preset_name, protocol) for d in datasets}
     base = BenchmarkSpec(
         datasets=datasets,
         methods=methods,
         models=[m.lower() for m in model],
-        split_preset=protocol,
+        split_preset=choices[datasets[0].key].preset,
         num_splits=splits,
         seeds=tuple(seed),
         training_preset=training or _default_training(protocol),
     )
-    specs_at, labels = _per_dataset_specs(base, phis)
+    specs_at, labels = _per_dataset_specs(base, phis, choices)
+    _print_protocols({d.preset_name: choices[d.key] for d in datasets}, stderr=as_json)
     with ResultStore(store) as results, RichProgress(err_console) as progress:
-        shared = _SharedProgress(progress, _run_count(base))
+        shared = _SharedProgress(progress, sum(_run_count(s) for s in specs_at))
         records = [
             r for s in specs_at for r in run_benchmark(s, results, shared, num_threads=threads)
         ]
@@ -182,10 +210,13 @@ def bench(
         err_console.print(f"plot written to {written}")
 
 
-def _per_dataset_specs(base: Any, phis: dict[str, float]) -> tuple[list[Any], dict[str, str]]:
-    """Split ``base`` into one benchmark per dataset, each method as it runs on that dataset
-    (see :func:`_method_at`). Returns the benchmarks and, for each method label changed by
-    the paper's cSBM settings, the label to show in a sweep."""
+def _per_dataset_specs(
+    base: Any, phis: dict[str, float], choices: dict[str, Any]
+) -> tuple[list[Any], dict[str, str]]:
+    """Split ``base`` into one benchmark per dataset, on its split preset (``choices``, by
+    dataset key), each method as it runs on that dataset (see :func:`_method_at`). Returns the
+    benchmarks and, for each method label changed by the paper's cSBM settings, the label to
+    show in a sweep."""
     specs, labels, untuned = [], {}, []
     for dataset in base.datasets:
         phi = phis.get(dataset.key)
@@ -197,7 +228,8 @@ def _per_dataset_specs(base: Any, phis: dict[str, float]) -> tuple[list[Any], di
             elif method.name == "jdr" and phi is not None:
                 untuned.append(phi)
             methods.append(resolved)
-        specs.append(replace(base, datasets=[dataset], methods=methods))
+        split = choices[dataset.key].preset
+        specs.append(replace(base, datasets=[dataset], methods=methods, split_preset=split))
     if untuned:
         angles = ", ".join(f"{p:+.3f}" for p in sorted(set(untuned)))
         err_console.print(
@@ -222,6 +254,20 @@ def _method_at(method: Any, phi: float | None) -> Any:
     if table is None:
         return method
     return MethodSpec(method.name, {**table, **method.params})
+
+
+def _print_protocols(choices: dict[str, Any], *, stderr: bool = False) -> None:
+    """One line per split preset chosen: which datasets run on it, and why."""
+    names: dict[Any, list[str]] = {}
+    for name, choice in choices.items():
+        names.setdefault(choice, []).append(name)
+    for choice, on in names.items():
+        hint = "" if choice.reason == "as requested" else "; --protocol to choose another"
+        (err_console if stderr else console).print(
+            f"protocol: {choice.preset} on {', '.join(on)} ({choice.reason}{hint})",
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 def _run_count(spec: Any) -> int:
@@ -283,63 +329,113 @@ def _describe_size(size: dict[str, int]) -> str:
 def tune(
     method: str = typer.Option(..., help="Method to tune (e.g. jdr)."),
     dataset: str = typer.Option(..., "--dataset", "-d", help="Dataset name."),
-    trials: int = typer.Option(20, min=1, help="Complete trials the study should reach."),
-    protocol: str = typer.Option("sparse", "--protocol", "-p", help="Split preset."),
+    trials: int = typer.Option(20, min=1, help="Distinct parameter sets to evaluate."),
+    protocol: str | None = typer.Option(None, "--protocol", "-p", help=PROTOCOL_HELP),
     training: str | None = typer.Option(None, help="Training preset (default as in bench)."),
     model: str = typer.Option("gcn", "--model", "-m"),
     splits: int = typer.Option(5, min=1, help="Splits per trial (validation mean)."),
     seed: int = typer.Option(0, help="Seed of the TPE sampler."),
     store: Path = typer.Option(DEFAULT_STORE, help="SQLite store (rows and the study)."),
     threads: int = typer.Option(1, min=1, help="Torch threads."),
+    as_json: bool = typer.Option(False, "--json", help="Print the search as JSON."),
 ) -> None:
     """Optuna search over a method's published search space, on validation accuracy.
-    Resumable: run it again to continue the same study."""
+
+    No parameter set is evaluated twice; test accuracy is shown only for the trial
+    chosen by validation. Resumable: run it again to continue the same study."""
     import torch
 
     from rewirekit.bench.progress import RichProgress
     from rewirekit.bench.runner import DatasetSpec
     from rewirekit.bench.store import ResultStore
+    from rewirekit.bench.tuning import trial_value
     from rewirekit.bench.tuning import tune as run_tuning
+    from rewirekit.datasets import choose_split_preset
 
     torch.set_num_threads(threads)
+    spec = DatasetSpec.named(dataset)
+    choice = choose_split_preset(spec.preset_name, protocol)
+    _print_protocols({spec.key: choice}, stderr=as_json)
     with ResultStore(store) as results, RichProgress(err_console) as progress:
-        study = run_tuning(
+        result = run_tuning(
             method.lower(),
-            DatasetSpec.named(dataset),
+            spec,
             results,
             trials=trials,
             model=model.lower(),
-            split_preset=protocol,
+            split_preset=choice.preset,
             num_splits=splits,
             training_preset=training or _default_training(protocol),
             seed=seed,
             progress=progress,
         )
-    done = [t for t in study.trials if t.value is not None]
-    if not done:
-        raise RewireError(
-            "no trial finished; check the method's parameters with 'rewirekit methods'."
+    if as_json:
+        setting = dict(
+            method=method.lower(),
+            dataset=spec.key,
+            model=model.lower(),
+            training=training or _default_training(protocol),
+            splits=splits,
         )
-    table = Table(
-        title=f"{method} on {dataset}: best of {len(done)} trials "
-        f"(validation accuracy, {splits} splits)"
+        print(json.dumps(_tuning_json(result, choice, **setting), indent=2))
+        return
+    console.print(
+        f"\n[bold]{method} on {spec.key}[/]: validation accuracy of {len(result.trials)} "
+        f"parameter sets (mean of {splits} {choice.preset} splits; * chosen by validation)",
+        highlight=False,
+        soft_wrap=True,
     )
-    for col in ("trial", "val acc", "test acc", "parameters"):
+    table = Table()
+    for col in ("trial", "val acc", "parameters"):
         table.add_column(col, justify="left" if col == "parameters" else "right")
-    for t in sorted(done, key=lambda t: -t.value)[:5]:
-        params = ", ".join(
-            f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in t.params.items()
-        )
-        table.add_row(
-            str(t.number),
-            f"{100 * t.value:.2f}",
-            f"{100 * t.user_attrs.get('test_acc', float('nan')):.2f}",
-            params,
-        )
+    for t in result.trials:
+        mark = "* " if t is result.best else ""
+        table.add_row(f"{mark}{t.number}", f"{100 * trial_value(t):.2f}", _format_params(t.params))
     console.print(table)
+    for note in result.notes:
+        console.print(note, highlight=False, soft_wrap=True)
+    console.print("\n[bold]Test accuracy of the trial chosen by validation[/]")
+    console.print(
+        f"trial {result.best.number} ({_format_params(result.best.params)}): "
+        f"{100 * result.test_acc:.2f} test, {100 * trial_value(result.best):.2f} validation "
+        f"(mean of {splits} splits)",
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
-def _default_training(protocol: str) -> str:
+def _format_params(params: dict[str, Any]) -> str:
+    return ", ".join(
+        f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in params.items()
+    )
+
+
+def _tuning_json(result: Any, choice: Any, **setting: Any) -> dict[str, Any]:
+    """The search as JSON: validation accuracy per trial; test accuracy for the chosen one."""
+    from rewirekit.bench.tuning import trial_value
+
+    best = result.best
+    return {
+        **setting,
+        "protocol": asdict(choice),
+        "trials": [
+            {"trial": t.number, "val_acc": 100 * trial_value(t), "params": t.params}
+            for t in result.trials
+        ],
+        "repeats": result.repeats,
+        "rejected": result.rejected,
+        "exhausted": result.exhausted,
+        "notes": result.notes,
+        "chosen_by_validation": {
+            "trial": best.number,
+            "params": best.params,
+            "val_acc": 100 * trial_value(best),
+            "test_acc": 100 * result.test_acc,
+        },
+    }
+
+
+def _default_training(protocol: str | None) -> str:
     return "comfy" if protocol == "comfy" else "jdr"
 
 
@@ -420,28 +516,36 @@ def diagnose(
     method: str | None = typer.Option(
         None, help="Also diagnose after this rewiring, e.g. 'comfy:add=100,delete=100'."
     ),
-    protocol: str = typer.Option(
-        "comfy", "--protocol", "-p", help="Split preset that gives the training labels."
+    protocol: str | None = typer.Option(
+        None, "--protocol", "-p", help=f"{PROTOCOL_HELP} It gives the training labels."
     ),
     split: int = typer.Option(0, min=0, help="Split id of the training mask."),
     seed: int = typer.Option(0, help="Seed of the community detection."),
     communities: str = typer.Option("leiden", help="'leiden' or 'louvain' (the ComFy paper's)."),
 ) -> None:
     """Homophily, spectral gap, communities and their label alignment, before and after."""
-    from rewirekit.datasets import canonical_name, get_split_preset, load, standardize
+    from rewirekit.datasets import (
+        canonical_name,
+        choose_split_preset,
+        get_split_preset,
+        load,
+        standardize,
+    )
     from rewirekit.diagnostics import diagnose as compute
     from rewirekit.methods import get_method
 
     name = canonical_name(dataset)
-    preset = get_split_preset(protocol)
+    choice = choose_split_preset(name, protocol)
+    preset = get_split_preset(choice.preset)
     spec = None if method is None else parse_method(method)
     rewirer = None if spec is None else get_method(spec.name, **spec.params)
+    _print_protocols({name: choice})
     data = preset.prepare(standardize(load(name)))
     train_mask, _, _ = preset.split(data, split, name)
-    options = dict(seed=seed, communities=communities)
-    columns = {"before": compute(data, train_mask, **options).to_dict()}
-    if spec is not None:
-        columns[f"after {spec.label}"] = compute(rewirer(data), train_mask, **options).to_dict()
+    columns = {"before": compute(data, train_mask, seed=seed, communities=communities).to_dict()}
+    if spec is not None and rewirer is not None:
+        after = compute(rewirer(data), train_mask, seed=seed, communities=communities)
+        columns[f"after {spec.label}"] = after.to_dict()
     table = Table(
         title=f"{name}: diagnostics",
         caption=f"NMI on the training nodes of {preset.name} split {split}",

@@ -152,7 +152,9 @@ def edge_set(data: Data, directed: bool | None = None) -> EdgeSet:
     weight = data.edge_weight if "edge_weight" in data else None
     weighted = weight is not None
     values = (
-        weight.detach().cpu().double().numpy() if weighted else np.ones(row.size, dtype=np.float64)
+        weight.detach().cpu().double().numpy()
+        if weight is not None
+        else np.ones(row.size, dtype=np.float64)
     )
     keys = row * n + col
     if keys.size > 1 and not np.all(keys[1:] > keys[:-1]):
@@ -261,13 +263,13 @@ def _symmetric_csr(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
     # counting sort of canonical pairs sorted by (src, dst): a row's lower neighbours come
     # first (pairs ending there, ascending in src), then its loop, then its upper neighbours
-    indptr = np.zeros(n + 1, dtype=np.int64)
+    degree = np.zeros(n + 1, dtype=np.int64)  # degree[v + 1]: slots of row v
     for i in range(src.size):
-        indptr[src[i] + 1] += 1
-        indptr[dst[i] + 1] += 1
+        degree[src[i] + 1] += 1
+        degree[dst[i] + 1] += 1
     for node in loops:
-        indptr[node + 1] += 1
-    indptr = np.cumsum(indptr)
+        degree[node + 1] += 1
+    indptr = np.cumsum(degree)
     fill = indptr[:-1].copy()
     columns = np.empty(indptr[-1], dtype=np.int64)
     slot_pair = np.empty(indptr[-1], dtype=np.int64)

@@ -3,8 +3,11 @@ import subprocess
 import sys
 
 import pytest
+from optuna.distributions import CategoricalDistribution
 from typer.testing import CliRunner
 
+import rewirekit
+from rewirekit.bench.tuning import SEARCH_SPACES
 from rewirekit.cli import app, parse_method
 from rewirekit.datasets import available_offline
 
@@ -71,6 +74,8 @@ def test_bench_synthetic_json_report_and_plot(tmp_path):
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout[result.stdout.index("[") :])
     assert len(rows) == 4 and all(r["n"] == 2 for r in rows)
+    assert all(r["split_preset"] == "sparse" for r in rows)  # the cSBM keeps the JDR protocol
+    assert "protocol: sparse on csbm" in result.stderr
     assert plot.exists() and plot.stat().st_size > 1000
     for fmt, marker in (("markdown", "| dataset |"), ("csv", "dataset,split_preset")):
         out = runner.invoke(app, ["report", "--store", str(store), "--format", fmt])
@@ -86,3 +91,59 @@ def test_diagnose_before_and_after():
     assert result.exit_code == 0, result.output
     for metric in ("edge homophily", "spectral gap", "modularity", "label nmi", "after feast"):
         assert metric in result.stdout
+    assert "protocol: geom-gcn on texas" in result.stdout
+
+
+def test_version():
+    for result in (runner.invoke(app, ["--version"]), _cli("--version")):
+        assert result.stdout.strip() == f"rewirekit {rewirekit.__version__}"
+
+
+def _needs_texas():
+    if not available_offline("texas"):
+        pytest.skip("texas is not in $REWIREKIT_DATA")
+
+
+def test_bench_runs_on_the_datasets_own_splits_unless_told(tmp_path):
+    _needs_texas()
+    args = ["bench", "-d", "texas", "--splits", "1", "--training", "comfy", "--json"]
+    args += ["--store", str(tmp_path / "r.db")]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)[0]["split_preset"] == "geom-gcn"
+    assert "protocol: geom-gcn on texas (the 10 fixed splits" in result.stderr
+    result = runner.invoke(app, [*args, "--protocol", "sparse"])
+    assert json.loads(result.stdout)[0]["split_preset"] == "sparse"
+    assert "protocol: sparse on texas (as requested)" in result.stderr
+
+
+def test_tune_shows_validation_per_trial_and_test_once_for_the_chosen_trial(tmp_path):
+    _needs_texas()
+    args = ["tune", "-d", "texas", "--method", "feast", "--trials", "3", "--splits", "2"]
+    args += ["--training", "comfy", "--store", str(tmp_path / "t.db")]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    heading = "Test accuracy of the trial chosen by validation"
+    assert out.count(heading) == 1 and "protocol: geom-gcn on texas" in out
+    trials = out[: out.index(heading)]
+    assert "val acc" in trials and "test" not in trials.lower()
+    assert "test" in out[out.index(heading) + len(heading) :]
+    result = runner.invoke(app, [*args, "--json"])  # the same study: nothing is re-run
+    assert result.exit_code == 0, result.output
+    search = json.loads(result.stdout)
+    assert search["protocol"]["preset"] == "geom-gcn"
+    assert [set(t) for t in search["trials"]] == [{"trial", "val_acc", "params"}] * 3
+    assert len({json.dumps(t["params"], sort_keys=True) for t in search["trials"]}) == 3
+    chosen = search["chosen_by_validation"]
+    assert chosen["val_acc"] == max(t["val_acc"] for t in search["trials"])
+    assert 0 <= chosen["test_acc"] <= 100 and f"{chosen['test_acc']:.2f} test" in out
+
+
+def test_tune_says_when_the_search_space_is_exhausted(tmp_path, monkeypatch):
+    _needs_texas()
+    monkeypatch.setitem(SEARCH_SPACES, "feast", {"add": CategoricalDistribution([0, 10])})
+    args = ["tune", "-d", "texas", "--method", "feast", "--trials", "3", "--splits", "1"]
+    result = runner.invoke(app, [*args, "--training", "comfy", "--store", str(tmp_path / "t.db")])
+    assert result.exit_code == 0, result.output
+    assert "the search space is exhausted: all 2 parameter sets are tried" in result.stdout

@@ -1,12 +1,14 @@
 """JDR on the cSBM: the paper's per-φ settings and the sweep's verdict against the base GCN."""
 
 import re
+from types import SimpleNamespace
 
 from typer.testing import CliRunner
 
 import rewirekit.cli as cli
 from rewirekit.bench.presets import csbm_jdr_params
 from rewirekit.bench.runner import MethodSpec
+from rewirekit.bench.stats import paired_comparison
 from rewirekit.bench.store import ResultStore
 from rewirekit.datasets import CSBM_PHI_GRID
 from rewirekit.methods import get_method
@@ -53,6 +55,8 @@ def test_csbm_bench_runs_jdr_with_per_phi_settings_and_prints_verdict(tmp_path, 
         "none",
         "--method",
         "jdr",
+        "--method",
+        "random",  # at its defaults the identity: same graphs, same accuracies as none
         "--store",
         str(store),
         "--plot",
@@ -66,8 +70,29 @@ def test_csbm_bench_runs_jdr_with_per_phi_settings_and_prints_verdict(tmp_path, 
     for phi in phis:
         key = next(k for k in stored if f"phi={phi:+.3f}" in k)
         assert stored[key] == csbm_jdr_params(phi)
+    # a case whose answer is known: a method that changes nothing ties at every angle
+    assert (
+        "verdict: gcn + random is at or above gcn + none at 2/2 φ (upper bound of the paired "
+        "95% CI of the difference >= 0)." in result.stdout
+    ), result.stdout
+    # JDR's verdict on 2 tiny splits is not known in advance: only its line is checked
     assert re.search(
-        r"verdict: gcn \+ jdr \(paper, per φ\) is at or above gcn \+ none at "
-        r"[0-2]/2 φ",
+        r"verdict: gcn \+ jdr \(paper, per φ\) is at or above gcn \+ none at [0-2]/2 φ",
         result.stdout,
     ), result.stdout
+
+
+def test_sweep_verdict_lists_the_angles_where_a_method_is_below():
+    below = paired_comparison([60.0, 61.0, 59.0], [70.0, 70.5, 69.0])  # 10 points lower
+    tie = paired_comparison([70.0, 71.0, 69.0], [70.0, 71.0, 69.0])
+    rows = [
+        SimpleNamespace(dataset=name, model="gcn", method="m", comparison=comparison)
+        for name, comparison in (("a", below), ("b", tie))
+    ]
+    lines = cli._sweep_verdict(rows, {"a": -0.5, "b": 0.25}, {})
+    assert lines[0].startswith("verdict: gcn + m is at or above gcn + none at 1/2 φ")
+    assert lines[1:] == [
+        f"  below at φ = -0.500: Δ = -9.83 [{below.ci_low:+.2f}, {below.ci_high:+.2f}] "
+        "points, n = 3"
+    ]
+    assert below.ci_high < 0 <= tie.ci_high

@@ -138,7 +138,7 @@ def test_blocked_select_follows_its_definition_with_ties(seed, skip_diagonal, po
                 skip_diagonal=skip_diagonal,
                 positive=positive,
             )
-            assert list(zip(cols.tolist(), rows.tolist(), values.tolist())) == expected
+            assert list(zip(cols.tolist(), rows.tolist(), values.tolist(), strict=True)) == expected
 
 
 def test_arpack_runs_with_one_blas_thread(monkeypatch):

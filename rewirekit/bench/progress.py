@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
 
 class RichProgress:
@@ -22,7 +29,7 @@ class RichProgress:
             console=console or Console(stderr=True),
             transient=True,
         )
-        self._task = None
+        self._task: TaskID | None = None
 
     def __enter__(self) -> RichProgress:
         return self
@@ -37,4 +44,6 @@ class RichProgress:
         self._task = self._bar.add_task("benchmark", total=total)
 
     def advance(self, description: str) -> None:
+        if self._task is None:
+            raise RuntimeError("RichProgress.start must be called before advance")
         self._bar.update(self._task, advance=1, description=description)

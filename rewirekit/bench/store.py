@@ -19,7 +19,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from rewirekit.errors import RewireError
 
@@ -203,12 +203,10 @@ class ResultStore:
                 )
             added = 0
             for row in reader:
-                key = RunKey(
-                    **{
-                        c: int(row[c]) if c in ("split_id", "seed") else row[c]
-                        for c in _KEY_COLUMNS
-                    }
-                )
+                columns: dict[str, Any] = {
+                    c: int(row[c]) if c in ("split_id", "seed") else row[c] for c in _KEY_COLUMNS
+                }
+                key = RunKey(**columns)
                 if key in self:
                     continue
                 self.put(
@@ -252,7 +250,7 @@ class ResultStore:
             )
 
 
-def _open_text(path: Path, mode: str) -> io.TextIOBase:
+def _open_text(path: Path, mode: str) -> IO[str]:
     """Text file, gzip-compressed for ``.gz`` (without a timestamp: equal rows give equal
     bytes, so an unchanged export does not show up as a change in version control)."""
     if path.suffix == ".gz":

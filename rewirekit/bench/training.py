@@ -129,10 +129,7 @@ class _Tracker:
     def update(self, epoch: int, val_loss: float, val_acc: float, test_acc: float) -> bool:
         """Record one epoch; return True when training should stop."""
         cfg = self.config
-        if cfg.criterion == "acc":
-            improved = val_acc > self.best_acc
-        else:
-            improved = val_loss < self.best_loss
+        improved = val_acc > self.best_acc if cfg.criterion == "acc" else val_loss < self.best_loss
         if improved:
             self.best_loss, self.best_acc = val_loss, val_acc
             self.best = (test_acc, val_acc, epoch)

@@ -1,57 +1,141 @@
 """Hyperparameter search for rewiring methods with Optuna, on validation accuracy.
 
-Each trial benchmarks one parameter setting over the first ``num_splits`` splits; its rows go
+Each evaluation benchmarks one parameter set over the first ``num_splits`` splits; its rows go
 to the result store like any benchmark row, and the Optuna study lives in the same SQLite
-file. A killed search resumes: the study is reloaded, a trial that was running is queued
-again (its finished splits come back from the store) and the search continues until the
-study has the requested number of complete trials.
+file. Selection sees validation accuracy only: the test accuracy of the chosen parameter set is
+read from the store once the search is over (:attr:`TuningResult.test_acc`).
+
+No parameter set is evaluated twice. When the sampler (TPE) proposes a set the study has
+already evaluated, or one the method refused, the proposal is told the stored outcome, marked
+with the user attribute ``repeat_of`` (the number of the trial that evaluated it) and not
+counted; in a finite search space the next trial then evaluates a set drawn at random from
+those not yet tried, so a small grid is covered instead of resampled. The search stops at
+``trials`` distinct evaluations, or earlier when a finite space has no untried set left.
+
+A killed search resumes: the study is reloaded, a trial that was running is queued again
+(its finished splits come back from the store) and the search continues until the study has
+the requested number of distinct evaluations.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import itertools
+import math
+from collections.abc import Hashable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import optuna
-from optuna.trial import TrialState
+from optuna.distributions import (
+    BaseDistribution,
+    CategoricalDistribution,
+    FloatDistribution,
+    IntDistribution,
+)
+from optuna.trial import FrozenTrial, TrialState
 
 from rewirekit.bench.runner import BenchmarkSpec, DatasetSpec, MethodSpec, Progress, run_benchmark
-from rewirekit.bench.store import ResultStore
+from rewirekit.bench.store import ResultStore, RunRecord
+from rewirekit.datasets import DatasetUnavailable
 from rewirekit.errors import RewireError
 
-SearchSpace = Callable[[optuna.Trial], dict[str, Any]]
+#: A search space: one Optuna distribution per method parameter.
+SearchSpace = dict[str, BaseDistribution]
 
+#: User attribute of a proposal that repeated an earlier trial's parameters (its number).
+REPEAT_OF = "repeat_of"
+#: User attribute of a trial whose parameters the method refused (the error message).
+REJECTED = "rejected"
 
-def _jdr_space(trial: optuna.Trial) -> dict[str, Any]:
-    """The JDR paper's search space (Linkerhägner et al., ICLR 2025, appendix): K ∈ [1, 30],
-    L_A, L_X ∈ [1, 100], η_A, η_X1 ∈ (0, 0.5), η_X2 ∈ (0, 1), ordering by λ or |λ|."""
-    return {
-        "num_iterations": trial.suggest_int("num_iterations", 1, 30),
-        "rank_a": trial.suggest_int("rank_a", 1, 100),
-        "rank_x": trial.suggest_int("rank_x", 1, 100),
-        "eta_a": trial.suggest_float("eta_a", 0.0, 0.5),
-        "eta_x1": trial.suggest_float("eta_x1", 0.0, 0.5),
-        "eta_x2": trial.suggest_float("eta_x2", 0.0, 1.0),
-        "abs_ordering": trial.suggest_categorical("abs_ordering", [False, True]),
-    }
+#: The JDR paper's search space (Linkerhägner et al., ICLR 2025, appendix): K ∈ [1, 30],
+#: L_A, L_X ∈ [1, 100], η_A, η_X1 ∈ (0, 0.5), η_X2 ∈ (0, 1), ordering by λ or |λ|.
+JDR_SPACE: SearchSpace = {
+    "num_iterations": IntDistribution(1, 30),
+    "rank_a": IntDistribution(1, 100),
+    "rank_x": IntDistribution(1, 100),
+    "eta_a": FloatDistribution(0.0, 0.5),
+    "eta_x1": FloatDistribution(0.0, 0.5),
+    "eta_x2": FloatDistribution(0.0, 1.0),
+    "abs_ordering": CategoricalDistribution([False, True]),
+}
 
-
-def _budget_space(*budgets: str) -> SearchSpace:
-    """Edge budgets from the ComFy paper's grid {0, 10, 50, 100, 500, 1000}."""
-
-    def space(trial: optuna.Trial) -> dict[str, Any]:
-        return {b: trial.suggest_categorical(b, [0, 10, 50, 100, 500, 1000]) for b in budgets}
-
-    return space
-
+#: Edge budgets from the ComFy paper's grid (Rubio-Madrigal et al., ICLR 2025).
+BUDGET_GRID = (0, 10, 50, 100, 500, 1000)
+_ADD_DELETE: SearchSpace = {
+    "add": CategoricalDistribution(BUDGET_GRID),
+    "delete": CategoricalDistribution(BUDGET_GRID),
+}
 
 SEARCH_SPACES: dict[str, SearchSpace] = {
-    "jdr": _jdr_space,
-    "random": _budget_space("add", "delete"),
-    "feast": _budget_space("add", "delete"),
-    "comfy": _budget_space("add", "delete"),
+    "jdr": JDR_SPACE,
+    "random": _ADD_DELETE,
+    "feast": _ADD_DELETE,
+    "comfy": _ADD_DELETE,
 }
+
+
+@dataclass(frozen=True)
+class TuningResult:
+    """What a search found.
+
+    Attributes:
+        study: the Optuna study (all its trials, repeats and refusals included).
+        trials: the distinct evaluated parameter sets, one trial each, in trial order; a
+            trial's ``value`` is its mean validation accuracy over the splits.
+        best: the trial chosen by validation accuracy (ties: the earliest).
+        test_acc: mean test accuracy of ``best`` over the same splits, the only test figure.
+        repeats: proposals that repeated an earlier trial and reused its outcome.
+        rejected: parameter sets the method refused (``RewireError``), never counted.
+        space_size: number of distinct parameter sets in the search space (``inf`` if any
+            parameter is continuous).
+        requested: the number of distinct evaluations asked for.
+    """
+
+    study: optuna.Study
+    trials: list[FrozenTrial]
+    best: FrozenTrial
+    test_acc: float
+    repeats: int
+    rejected: int
+    space_size: float
+    requested: int
+
+    @property
+    def exhausted(self) -> bool:
+        """Whether every parameter set of a finite space has been tried."""
+        return len(self.trials) + self.rejected >= self.space_size
+
+    @property
+    def notes(self) -> list[str]:
+        """What the search did besides evaluating, one sentence each: repeats reused, sets
+        refused, and why fewer than ``requested`` sets were evaluated."""
+        notes = []
+        if self.repeats:
+            notes.append(
+                f"{_count(self.repeats, 'proposal')} repeated an evaluated parameter set: "
+                "the stored value was reused and the trial not counted."
+            )
+        if self.rejected:
+            notes.append(f"{_count(self.rejected, 'parameter set')} refused by the method.")
+        evaluated = len(self.trials)
+        if evaluated < self.requested and self.exhausted:
+            notes.append(
+                f"the search space is exhausted: all {int(self.space_size)} parameter sets "
+                f"are tried, so {evaluated} of the {self.requested} requested trials were "
+                "evaluated."
+            )
+        elif evaluated < self.requested:
+            notes.append(
+                f"only {evaluated} of the {self.requested} requested trials were evaluated: "
+                "the method refused too many parameter sets; run again to continue."
+            )
+        return notes
+
+
+def space_size(space: SearchSpace) -> float:
+    """Number of distinct parameter sets in ``space`` (``math.inf`` if any is continuous)."""
+    return math.prod(_size(distribution) for distribution in space.values())
 
 
 def tune(
@@ -66,12 +150,18 @@ def tune(
     num_splits: int,
     seed: int = 0,
     progress: Progress | None = None,
-) -> optuna.Study:
-    """Run (or resume) an Optuna search until the study has ``trials`` complete trials.
+) -> TuningResult:
+    """Run (or resume) an Optuna search until ``trials`` distinct parameter sets are evaluated.
 
-    The objective is the mean validation accuracy over splits ``0 .. num_splits-1``; each
-    trial's mean test accuracy is kept as the user attribute ``test_acc``. Parameter
-    settings that the method rejects (``RewireError``) fail the trial, not the search.
+    The objective is the mean validation accuracy over splits ``0 .. num_splits-1``. Fewer
+    than ``trials`` sets are evaluated when a finite space runs out
+    (:attr:`TuningResult.exhausted`) or when the method refuses ``3 * trials`` proposals in
+    one call. Parameter sets the method refuses (``RewireError``) fail their trial, not the
+    search.
+
+    Raises:
+        RewireError: for a method without a search space, fewer than one trial or split, or
+            when no parameter set could be evaluated.
     """
     if method not in SEARCH_SPACES:
         raise RewireError(
@@ -93,34 +183,127 @@ def tune(
     _requeue_interrupted(study, storage)
     space = SEARCH_SPACES[method]
 
-    def objective(trial: optuna.Trial) -> float:
+    def evaluate(params: dict[str, Any]) -> list[RunRecord]:
         spec = BenchmarkSpec(
             datasets=[dataset],
-            methods=[MethodSpec(method, space(trial))],
+            methods=[MethodSpec(method, params)],
             models=[model],
             split_preset=split_preset,
             training_preset=training_preset,
             num_splits=num_splits,
         )
-        records = run_benchmark(spec, store)
-        trial.set_user_attr("test_acc", float(np.mean([r.test_acc for r in records])))
-        if progress is not None:
-            progress.advance(f"trial {trial.number}")
-        return float(np.mean([r.val_acc for r in records]))
+        return run_benchmark(spec, store)
 
-    def complete() -> int:
-        return len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
-
+    tried = {_key(t.params): t for t in _outcomes(study)}  # evaluated or refused
+    evaluated = sum(t.state == TrialState.COMPLETE for t in tried.values())
     if progress is not None:
         progress.start(trials)
-        for _ in range(min(complete(), trials)):
+        for _ in range(min(evaluated, trials)):
             progress.advance("stored trial")
-    attempts = 0  # rejected settings fail their trial; give up after 3x the trial count
-    while complete() < trials and attempts < 3 * trials:
-        missing = trials - complete()
-        attempts += missing
-        study.optimize(objective, n_trials=missing, catch=(RewireError,))
-    return study
+    refused_now = 0
+    while evaluated < trials and len(tried) < space_size(space) and refused_now < 3 * trials:
+        trial = study.ask(space)
+        earlier = tried.get(_key(trial.params))
+        if earlier is not None:
+            _tell_repeat(study, trial, earlier)
+            _enqueue_untried(study, space, tried, seed=(seed, trial.number))
+            continue
+        try:
+            records = evaluate(trial.params)
+        except DatasetUnavailable:
+            raise
+        except RewireError as err:
+            trial.set_user_attr(REJECTED, str(err))
+            tried[_key(trial.params)] = study.tell(trial, state=TrialState.FAIL)
+            refused_now += 1
+            continue
+        tried[_key(trial.params)] = study.tell(trial, float(np.mean([r.val_acc for r in records])))
+        evaluated += 1
+        if progress is not None:
+            progress.advance(f"trial {trial.number}")
+    done = [t for t in tried.values() if t.state == TrialState.COMPLETE]
+    if not done:
+        refusals = [t.user_attrs[REJECTED] for t in tried.values()]
+        last = f" The last refusal: {refusals[-1]}" if refusals else ""
+        raise RewireError(
+            f"no parameter set of {method!r} could be evaluated on {dataset.key!r}.{last}"
+        )
+    done.sort(key=lambda t: t.number)
+    best = max(done, key=trial_value)  # max keeps the first of equal values
+    all_trials = study.get_trials(deepcopy=False)
+    return TuningResult(
+        study=study,
+        trials=done,
+        best=best,
+        test_acc=float(np.mean([r.test_acc for r in evaluate(best.params)])),
+        repeats=sum(REPEAT_OF in t.user_attrs for t in all_trials),
+        rejected=len(tried) - len(done),
+        space_size=space_size(space),
+        requested=trials,
+    )
+
+
+def trial_value(trial: FrozenTrial) -> float:
+    """The objective value of a complete trial: its mean validation accuracy."""
+    if trial.value is None:
+        raise RewireError(f"trial {trial.number} has no value; it is {trial.state.name}.")
+    return trial.value
+
+
+def _outcomes(study: optuna.Study) -> Iterator[FrozenTrial]:
+    """Trials that evaluated their parameters or had them refused (not repeats, and not
+    trials of a killed process, which failed without a refusal)."""
+    for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.FAIL)):
+        refused = t.state == TrialState.FAIL and REJECTED in t.user_attrs
+        if REPEAT_OF not in t.user_attrs and (t.state == TrialState.COMPLETE or refused):
+            yield t
+
+
+def _tell_repeat(study: optuna.Study, trial: optuna.Trial, earlier: FrozenTrial) -> None:
+    """Close a proposal that repeats ``earlier`` with ``earlier``'s outcome, marked."""
+    trial.set_user_attr(REPEAT_OF, earlier.number)
+    if earlier.state == TrialState.COMPLETE:
+        study.tell(trial, earlier.value)
+    else:
+        study.tell(trial, state=TrialState.FAIL)
+
+
+def _enqueue_untried(
+    study: optuna.Study,
+    space: SearchSpace,
+    tried: dict[tuple[Hashable, ...], FrozenTrial],
+    seed: tuple[int, int],
+) -> None:
+    """In a finite space, queue one parameter set not tried yet, drawn uniformly (seeded)."""
+    if math.isinf(space_size(space)):
+        return
+    grid = itertools.product(*([(name, v) for v in _values(d)] for name, d in space.items()))
+    untried = [dict(point) for point in grid if _key(dict(point)) not in tried]
+    if untried:
+        study.enqueue_trial(untried[np.random.default_rng(seed).integers(len(untried))])
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _key(params: dict[str, Any]) -> tuple[Hashable, ...]:
+    return tuple(sorted(params.items()))
+
+
+def _size(distribution: BaseDistribution) -> float:
+    if isinstance(distribution, FloatDistribution):
+        return math.inf
+    return len(_values(distribution))
+
+
+def _values(distribution: BaseDistribution) -> list[Any]:
+    """All values of a discrete distribution (a log-scaled integer one has step 1)."""
+    if isinstance(distribution, CategoricalDistribution):
+        return list(distribution.choices)
+    if isinstance(distribution, IntDistribution):
+        return list(range(distribution.low, distribution.high + 1, distribution.step))
+    raise RewireError(f"{distribution!r} has no finite list of values.")
 
 
 def _requeue_interrupted(study: optuna.Study, storage: optuna.storages.BaseStorage) -> None:
@@ -133,4 +316,4 @@ def _requeue_interrupted(study: optuna.Study, storage: optuna.storages.BaseStora
     for trial in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
         trial_id = storage.get_trial_id_from_study_id_trial_number(study_id, trial.number)
         storage.set_trial_state_values(trial_id, TrialState.FAIL)
-        study.enqueue_trial(trial.params, skip_if_exists=True)
+        study.enqueue_trial(trial.params)

@@ -185,12 +185,15 @@ def load(name: str, *, cache_dir: str | os.PathLike | None = None) -> Data:
 
 def list_datasets() -> list[DatasetInfo]:
     """All datasets :func:`load` knows, in a stable order (homophilous ones first)."""
-    return [
-        DatasetInfo(
-            key, spec.source, spec.homophilic, available_offline(key), spec.has_fixed_splits
-        )
-        for key, spec in _DATASETS.items()
-    ]
+    return [dataset_info(key) for key in _DATASETS]
+
+
+def dataset_info(name: str) -> DatasetInfo:
+    """What :func:`list_datasets` reports about dataset ``name`` (case-insensitive)."""
+    key, spec = _lookup(name)
+    return DatasetInfo(
+        key, spec.source, spec.homophilic, available_offline(key), spec.has_fixed_splits
+    )
 
 
 def available_offline(name: str) -> bool:
@@ -218,7 +221,7 @@ def standardize(data: Data, *, undirected: bool = True) -> Data:
         )
     else:
         out.edge_index, attrs = coalesce(edge_index, attrs, num_nodes=data.num_nodes, reduce="mean")
-    for key, value in zip(keys, attrs):
+    for key, value in zip(keys, attrs, strict=True):
         out[key] = value
     return out
 

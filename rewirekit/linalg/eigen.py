@@ -60,7 +60,8 @@ def extreme_eigenpairs(
         eigenvectors as columns of an ``N × (n_low + n_high)`` array.
     """
     n = operator.shape[0]
-    values, vectors = [np.zeros(0)], [np.zeros((n, 0))]
+    values: list[np.ndarray] = [np.zeros(0)]
+    vectors: list[np.ndarray] = [np.zeros((n, 0))]
     for count, which in ((n_low, "SA"), (n_high, "LA")):
         if count:
             w, v = _eigsh(operator, count, which, rng.standard_normal(n), tol)
@@ -200,7 +201,8 @@ def top_singular_triplets(
     with single_threaded_blas():
         u, s, vh = svds(matrix, k=count, v0=rng.standard_normal(rank_bound), tol=tol)
     order = np.argsort(-s, kind="stable")
-    return tuple(
+    u, s, vh = (
         torch.from_numpy(np.ascontiguousarray(a)).to(x.dtype)
         for a in (u[:, order], s[order], vh[order])
     )
+    return u, s, vh

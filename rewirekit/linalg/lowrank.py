@@ -14,6 +14,7 @@ from collections.abc import Callable
 import numpy as np
 import scipy.sparse as sp
 import torch
+from numpy.typing import DTypeLike
 from scipy.sparse.linalg import LinearOperator
 
 from rewirekit.linalg.threads import blas_thread_count, blas_threads
@@ -35,8 +36,8 @@ class SparsePlusLowRank:
         self.sparse = sp.csr_matrix(sparse, dtype=np.float64, copy=True)
         self.sparse.sum_duplicates()  # canonical: at most one stored entry per position
         n = self.sparse.shape[0]
-        self.basis = np.zeros((n, 0))
-        self.core = np.zeros((0, 0))
+        self.basis: np.ndarray = np.zeros((n, 0))
+        self.core: np.ndarray = np.zeros((0, 0))
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -55,7 +56,7 @@ class SparsePlusLowRank:
         return out
 
     def operator(
-        self, dtype: type = np.float64, low_rank_threads: int | None = None
+        self, dtype: DTypeLike = np.float64, low_rank_threads: int | None = None
     ) -> LinearOperator:
         """This matrix as a float64 scipy ``LinearOperator`` (for ``eigsh``) whose products
         are computed in ``dtype``: ``float32`` halves the memory traffic of the low-rank
@@ -89,7 +90,7 @@ class SparsePlusLowRank:
             dtype=np.float64,
         )
 
-    def block_product(self, dtype: type = np.float32) -> Callable[[np.ndarray], np.ndarray]:
+    def block_product(self, dtype: DTypeLike = np.float32) -> Callable[[np.ndarray], np.ndarray]:
         """``X ↦ (S + Q M Qᵀ) X`` for ``N × b`` blocks, in ``dtype`` from input to output (for
         block solvers; :meth:`operator` is ARPACK's float64 interface).
 
@@ -139,7 +140,7 @@ class SparsePlusLowRank:
         self.core = 0.5 * (core_new + core_new.T)
         self.basis = np.hstack([self.basis, left[:, keep]])
 
-    def row_reader(self, dtype: type = np.float64) -> Callable[[int, int], np.ndarray]:
+    def row_reader(self, dtype: DTypeLike = np.float64) -> Callable[[int, int], np.ndarray]:
         """A function ``(start, stop) -> rows`` returning rows ``start .. stop - 1`` (equal
         to the columns) as a dense array, the low-rank part computed in ``dtype``.
 

@@ -24,6 +24,8 @@ Conventions:
 
 from __future__ import annotations
 
+from typing import TypeAlias
+
 import numpy as np
 import scipy.sparse as sp
 import torch
@@ -39,7 +41,7 @@ SPARSE_BLOCK_ENTRIES = 2**20
 SPARSE_BELOW_DENSITY = 0.03
 
 #: Unit feature rows: a dense float32 array or a float32 CSR matrix.
-UnitRows = np.ndarray | sp.csr_array
+UnitRows: TypeAlias = "np.ndarray | sp.csr_array"
 
 
 def normalized_rows(x: torch.Tensor | np.ndarray, sparse: bool | None = None) -> UnitRows:
@@ -53,7 +55,7 @@ def normalized_rows(x: torch.Tensor | np.ndarray, sparse: bool | None = None) ->
         x = x.detach().cpu().numpy()
     x = np.asarray(x).reshape(x.shape[0], -1)
     if sparse is None:
-        sparse = np.count_nonzero(x != 0) <= SPARSE_BELOW_DENSITY * x.size
+        sparse = bool(np.count_nonzero(x != 0) <= SPARSE_BELOW_DENSITY * x.size)
     return _normalized_sparse(x) if sparse else _normalized_dense(x)
 
 
@@ -85,14 +87,14 @@ def pair_similarity(xn: UnitRows, src: np.ndarray, dst: np.ndarray) -> np.ndarra
     (sparse: the rows of a pair are multiplied entrywise and summed).
     """
     out = np.empty(src.size, dtype=np.float32)
-    row_width = xn.nnz / max(xn.shape[0], 1) if sp.issparse(xn) else xn.shape[1]
+    row_width = xn.shape[1] if isinstance(xn, np.ndarray) else xn.nnz / max(xn.shape[0], 1)
     chunk = max(1, int(BLOCK_ENTRIES // max(row_width, 1)))
     for start in range(0, src.size, chunk):
         s, d = src[start : start + chunk], dst[start : start + chunk]
-        if sp.issparse(xn):
-            out[start : start + chunk] = xn[s].multiply(xn[d]).sum(axis=1)
-        else:
+        if isinstance(xn, np.ndarray):
             out[start : start + chunk] = np.einsum("ij,ij->i", xn[s], xn[d])
+        else:
+            out[start : start + chunk] = xn[s].multiply(xn[d]).sum(axis=1)
     return out
 
 
@@ -137,12 +139,14 @@ def top_similar_pairs(
     best_sim = np.zeros(0, dtype=np.float32)
     if count <= 0 or rows.size == 0 or cols.size == 0:
         return _split(best_key, best_sim, n_nodes)
-    if exclude_row is None:
+    if (exclude_row is None) != (exclude_col is None):
+        raise ValueError("exclude_row and exclude_col are given together or not at all")
+    if exclude_row is None or exclude_col is None:
         exclude_row = exclude_col = np.zeros(0, dtype=np.int64)
     ex_order = np.argsort(exclude_row, kind="stable")
     ex_row, ex_col = exclude_row[ex_order], exclude_col[ex_order]
     if block_entries is None:
-        block_entries = SPARSE_BLOCK_ENTRIES if sp.issparse(xn) else BLOCK_ENTRIES
+        block_entries = BLOCK_ENTRIES if isinstance(xn, np.ndarray) else SPARSE_BLOCK_ENTRIES
     step = max(1, block_entries // cols.size)
     col_feats = _column_features(xn, cols)
     for start in range(0, rows.size, step):
@@ -184,7 +188,7 @@ def _column_features(xn: UnitRows, cols: np.ndarray) -> np.ndarray:
     (``|cols| × F``) when dense, its transpose as a dense C-ordered ``F × |cols|`` array
     when sparse (the layout a sparse-times-dense product streams through)."""
     all_nodes = cols.size == xn.shape[0] and cols[0] == 0 and cols[-1] == xn.shape[0] - 1
-    if not sp.issparse(xn):
+    if isinstance(xn, np.ndarray):
         return xn if all_nodes else xn[cols]  # sorted distinct ids: all_nodes means arange
     part = (xn if all_nodes else xn[cols]).tocoo()
     out = np.zeros((xn.shape[1], cols.size), dtype=np.float32)
@@ -201,7 +205,7 @@ def _similarity_block(
     dropped columns would cost more multiply-adds (``nnz · first_col``) than copying the
     kept part of ``col_feats`` (``F · kept``), which the product needs contiguous.
     """
-    if not sp.issparse(xn):
+    if isinstance(xn, np.ndarray):
         return xn[row_ids] @ col_feats[first_col:].T
     part = xn[row_ids]
     kept = col_feats.shape[1] - first_col

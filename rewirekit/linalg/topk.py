@@ -79,8 +79,8 @@ def _top_k_entries(block: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         above = np.flatnonzero(block[row] > kth[row])
         at_cut = np.flatnonzero(block[row] == kth[row])[: k - above.size]
         index[row] = torch.from_numpy(np.concatenate([above, at_cut]))
-    index = index.sort(dim=1).values.numpy()
-    return np.repeat(np.arange(block.shape[0]), k), index.ravel()
+    chosen = index.sort(dim=1).values.numpy()
+    return np.repeat(np.arange(block.shape[0]), k), chosen.ravel()
 
 
 def blocked_select(
@@ -107,5 +107,5 @@ def blocked_select(
     if not parts:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, np.zeros(0)
-    rows, cols, values = (np.concatenate(p) for p in zip(*parts))
+    rows, cols, values = (np.concatenate(p) for p in zip(*parts, strict=True))
     return rows.astype(np.int64), cols.astype(np.int64), values

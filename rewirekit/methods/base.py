@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import logging
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
@@ -32,12 +33,20 @@ from rewirekit.graph import (
 )
 
 _REGISTRY: dict[str, type[Rewirer]] = {}
+#: Parameter names that are edit budgets, reported as asked against made.
+_BUDGETS = ("add", "delete")
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class RewireReport:
     """What a rewiring did. Edge counts are undirected pairs for undirected graphs
-    (one per ``{u, v}``) and ordered pairs for directed graphs; self-loops count once."""
+    (one per ``{u, v}``) and ordered pairs for directed graphs; self-loops count once.
+
+    ``edits_asked`` holds the budgets the method was given (its ``add`` and ``delete``
+    parameters, where it has them); :attr:`edits_made` the edits it made, so that a method
+    that spends less than its budget says so (:attr:`shortfall`).
+    """
 
     method: str
     params: dict[str, Any]
@@ -50,9 +59,33 @@ class RewireReport:
     features_changed: bool
     seconds: float
     extra: dict[str, Any] = field(default_factory=dict)
+    edits_asked: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def edits_made(self) -> dict[str, int]:
+        """``{"add": edges_added, "delete": edges_removed}`` for the budgets in
+        ``edits_asked``."""
+        made = {"add": self.edges_added, "delete": self.edges_removed}
+        return {kind: made[kind] for kind in self.edits_asked}
+
+    @property
+    def shortfall(self) -> dict[str, int]:
+        """Budgets not spent, by kind (only the kinds with a shortfall)."""
+        made = self.edits_made
+        return {k: n - made[k] for k, n in self.edits_asked.items() if made[k] < n}
+
+    def budget_summary(self) -> str:
+        """``"added 10 of 10, deleted 2 of 5"``; empty for a method without budgets."""
+        verbs = {"add": "added", "delete": "deleted"}
+        made = self.edits_made
+        return ", ".join(
+            f"{verbs[k]} {made[k]} of {n}" for k, n in self.edits_asked.items() if n
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        out["edits_made"] = self.edits_made
+        return out
 
 
 @dataclass(frozen=True)
@@ -147,7 +180,13 @@ class Rewirer(BaseTransform):
         result = self._rewire(data, edges)
         out = self._build_output(data, result)
         seconds = time.perf_counter() - start
-        out.rewire_report = self._report(edges, result, seconds)
+        out.rewire_report = report = self._report(edges, result, seconds)
+        if report.shortfall:
+            _log.warning(
+                "%s made fewer edits than asked: %s (see rewire_report.extra)",
+                self.name,
+                report.budget_summary(),
+            )
         return out
 
     def _rewire(self, data: Data, edges: EdgeSet) -> RewireOutput:
@@ -180,6 +219,7 @@ class Rewirer(BaseTransform):
             features_changed=result.x is not None,
             seconds=seconds,
             extra=dict(result.extra),
+            edits_asked={k: int(v) for k, v in self.get_params().items() if k in _BUDGETS},
         )
 
 

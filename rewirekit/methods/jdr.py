@@ -261,6 +261,7 @@ class JDR(Rewirer):
 
         dtype = DTYPES[self.dtype] if solver == "dense" else torch.float64
         x0 = data.x.to(dtype)
+        graph: _DenseGraph | _TruncatedGraph
         if solver == "dense":
             graph = _DenseGraph(adjacency, dtype, self)
         else:
@@ -374,11 +375,16 @@ class JDR(Rewirer):
         return u, s, vh, candidates
 
     def _sparsify(self, graph: _DenseGraph | _TruncatedGraph, n: int) -> EdgeSet:
-        select = dict(top_k=self.top_k, threshold=self.eps)
-        if not self.faithful:
-            select.update(skip_diagonal=True, positive=True)
+        clean = not self.faithful  # the official code keeps the diagonal and negative entries
         start = time.perf_counter()
-        rows, cols, values = blocked_select(graph.column_reader(), n, **select)
+        rows, cols, values = blocked_select(
+            graph.column_reader(),
+            n,
+            top_k=self.top_k,
+            threshold=self.eps,
+            skip_diagonal=clean,
+            positive=clean,
+        )
         logger.info(
             "JDR sparsification (%s): %d entries kept in %.1f s",
             f"top {self.top_k} per column" if self.top_k else f"entries >= {self.eps}",
@@ -423,6 +429,9 @@ class _DenseGraph:
     reused, as in the official code (which also sorts with ``torch.argsort``).
     """
 
+    lam: Tensor  # the last decomposition (set by ``leading``): eigenvalues, ascending
+    vectors: Tensor  # and their eigenvectors, as columns
+
     def __init__(self, adjacency: sp.csr_matrix, dtype: torch.dtype, method: JDR) -> None:
         self.matrix = torch.from_numpy(adjacency.toarray()).to(dtype)
         self.faithful, self.abs_ordering = method.faithful, method.abs_ordering
@@ -446,6 +455,8 @@ class _DenseGraph:
 
     def replace(self, window: np.ndarray, new: Tensor) -> None:
         """``A ← A − V Λ Vᵀ + Ṽ Λ Ṽᵀ`` over the leading columns ``window``."""
+        if self.positions is None:
+            raise RuntimeError("_DenseGraph.leading must run before replace")
         where = self.positions[torch.from_numpy(window)]
         if self.faithful:  # rebuild from the full decomposition, in the official column order
             vectors = self.vectors.clone()

@@ -18,12 +18,15 @@ from __future__ import annotations
 
 import inspect
 import warnings
-from typing import Any
+from collections.abc import Callable
+from itertools import pairwise
+from typing import Any, TypeAlias
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 from torch_geometric.nn import GATConv
+from torch_geometric.nn.inits import reset
 
 from rewirekit.errors import RewireError
 from rewirekit.models.layers import (
@@ -35,6 +38,10 @@ from rewirekit.models.layers import (
     WeightedSAGEConv,
     linear,
 )
+
+#: What a layer stack propagates over: ``edge_index`` (with the edge weights alongside), or
+#: a prebuilt propagation matrix (GCN's normalised adjacency).
+Graph: TypeAlias = Tensor | SparseOperator
 
 
 def feature_dropout(
@@ -96,7 +103,7 @@ class _LayerStack(NodeClassifier):
         layers: list[nn.Module],
         dropout: float,
         input_dropout: bool = False,
-        activation=F.relu,
+        activation: Callable[[Tensor], Tensor] = F.relu,
     ) -> None:
         super().__init__()
         self.layers = nn.ModuleList(layers)
@@ -109,29 +116,39 @@ class _LayerStack(NodeClassifier):
         return self.layers[0]
 
     def reset_parameters(self) -> None:
-        for layer in self.layers:
-            layer.reset_parameters()
+        reset(self.layers)  # PyG's helper: each layer's own reset_parameters
 
     def forward(self, x: Tensor, edge_index: Tensor, edge_weight: Tensor | None = None) -> Tensor:
+        return self._stack(x, edge_index, edge_weight)
+
+    def _stack(
+        self, x: Tensor | SparseOperator, graph: Graph, edge_weight: Tensor | None
+    ) -> Tensor:
+        """The layers in turn; ``graph`` is what :meth:`_apply_layer` reads (``edge_index``,
+        or the normalised adjacency that :class:`GCN` builds once)."""
         if self.input_dropout:
             x = feature_dropout(x, self.dropout, self.training)
-        for i, layer in enumerate(self.layers):
-            if i > 0:
-                x = F.dropout(self.activation(x), p=self.dropout, training=self.training)
-            x = self._apply_layer(layer, x, edge_index, edge_weight)
-        return x
+        h = self._apply_layer(self.layers[0], x, graph, edge_weight)
+        for layer in self.layers[1:]:
+            h = F.dropout(self.activation(h), p=self.dropout, training=self.training)
+            h = self._apply_layer(layer, h, graph, edge_weight)
+        return h
 
     def _apply_layer(
-        self, layer: nn.Module, x: Tensor, edge_index: Tensor, edge_weight: Tensor | None
+        self,
+        layer: nn.Module,
+        x: Tensor | SparseOperator,
+        graph: Graph,
+        edge_weight: Tensor | None,
     ) -> Tensor:
-        return layer(x, edge_index, edge_weight)
+        return layer(x, graph, edge_weight)
 
 
 def _widths(
     in_channels: int, hidden: int, out_channels: int, num_layers: int
 ) -> list[tuple[int, int]]:
     sizes = [in_channels] + [hidden] * (num_layers - 1) + [out_channels]
-    return list(zip(sizes[:-1], sizes[1:]))
+    return list(pairwise(sizes))
 
 
 class GCN(_LayerStack):
@@ -176,12 +193,16 @@ class GCN(_LayerStack):
     def forward(self, x: Tensor, edge_index: Tensor, edge_weight: Tensor | None = None) -> Tensor:
         # the normalised CSR matrix is built once per graph, not on every call
         adjacency = self.adjacency(edge_index, edge_weight, x.size(0), x.dtype)
-        return super().forward(self.features(x), adjacency)
+        return self._stack(self.features(x), adjacency, None)
 
     def _apply_layer(
-        self, layer: nn.Module, x: Tensor, adjacency: SparseOperator, edge_weight: None
+        self,
+        layer: nn.Module,
+        x: Tensor | SparseOperator,
+        graph: Graph,
+        edge_weight: Tensor | None,
     ) -> Tensor:
-        return layer(x, adjacency)
+        return layer(x, graph)
 
 
 class GraphSAGE(_LayerStack):
@@ -263,10 +284,14 @@ class GAT(_LayerStack):
         super().__init__(layers, dropout, input_dropout=True, activation=F.elu)
 
     def _apply_layer(
-        self, layer: nn.Module, x: Tensor, edge_index: Tensor, edge_weight: Tensor | None
+        self,
+        layer: nn.Module,
+        x: Tensor | SparseOperator,
+        graph: Graph,
+        edge_weight: Tensor | None,
     ) -> Tensor:
         edge_attr = None if edge_weight is None else edge_weight.view(-1, 1)
-        return layer(x, edge_index, edge_attr)
+        return layer(x, graph, edge_attr)
 
 
 class MLP(_LayerStack):
@@ -296,7 +321,11 @@ class MLP(_LayerStack):
         )
 
     def _apply_layer(
-        self, layer: nn.Module, x: Tensor, edge_index: Tensor, edge_weight: Tensor | None
+        self,
+        layer: nn.Module,
+        x: Tensor | SparseOperator,
+        graph: Graph,
+        edge_weight: Tensor | None,
     ) -> Tensor:
         return layer(x)
 
@@ -353,10 +382,10 @@ class GPRGNN(NodeClassifier):
         self.prop.reset_parameters()
 
     def forward(self, x: Tensor, edge_index: Tensor, edge_weight: Tensor | None = None) -> Tensor:
-        x = feature_dropout(self.features(x), self.dropout, self.training)
-        x = F.dropout(F.relu(linear(x, self.lin1)), p=self.dropout, training=self.training)
-        x = F.dropout(self.lin2(x), p=self.dprate, training=self.training)
-        return self.prop(x, edge_index, edge_weight)
+        h = feature_dropout(self.features(x), self.dropout, self.training)
+        h = F.dropout(F.relu(linear(h, self.lin1)), p=self.dropout, training=self.training)
+        h = F.dropout(self.lin2(h), p=self.dprate, training=self.training)
+        return self.prop(h, edge_index, edge_weight)
 
 
 MODELS: dict[str, type[NodeClassifier]] = {

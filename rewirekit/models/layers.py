@@ -104,7 +104,7 @@ class _IdentityCache:
             and len(refs) == len(tensors)
             and all(
                 r is None if t is None else (r is not None and r() is t)
-                for r, t in zip(refs, tensors)
+                for r, t in zip(refs, tensors, strict=True)
             )
         )
         if not hit:

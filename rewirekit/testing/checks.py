@@ -68,12 +68,14 @@ def _run(cls: type[Rewirer], label: str, example: Example, graph: str) -> Data |
     except RewireError as err:
         _require(
             reason is not None,
-            f"{label} raised RewireError on graph {graph!r}: {err} (if this is intended, "
-            "declare it in the example's raises_on with the reason)",
+            f"{cls.name!r} {label} raised RewireError on graph {graph!r}: {err} (if this is "
+            "intended, declare it in the example's raises_on with the reason)",
         )
-        _require(str(err).strip(), f"{label}: RewireError on {graph!r} has no message")
+        _require(str(err).strip(), f"{cls.name!r} {label}: RewireError without a message")
         return None
-    _require(reason is None, f"{label} ran on graph {graph!r}, declared to raise ({reason})")
+    _require(
+        reason is None, f"{cls.name!r} {label} ran on graph {graph!r}, declared to raise ({reason})"
+    )
     return out
 
 

@@ -31,7 +31,7 @@ def _clusters(num_classes=3, size=30, seed=0, signal=1.5):
     order = torch.randperm(n, generator=gen)
     masks = [torch.zeros(n, dtype=torch.bool) for _ in range(3)]
     for mask, part in zip(
-        masks, (order[: n // 2], order[n // 2 : 3 * n // 4], order[3 * n // 4 :])
+        masks, (order[: n // 2], order[n // 2 : 3 * n // 4], order[3 * n // 4 :]), strict=True
     ):
         mask[part] = True
     return Data(x=x, y=y, edge_index=edge_index), masks
@@ -108,7 +108,7 @@ def _feed(config, losses, accs=None, tests=None):
     tracker = _Tracker(config)
     accs = accs or [0.0] * len(losses)
     tests = tests or list(range(len(losses)))
-    for epoch, (loss, acc, test) in enumerate(zip(losses, accs, tests)):
+    for epoch, (loss, acc, test) in enumerate(zip(losses, accs, tests, strict=True)):
         if tracker.update(epoch, loss, acc, test):
             return epoch, tracker.best
     return None, tracker.best

@@ -1,34 +1,116 @@
+import math
+
+import numpy as np
 import optuna
 import pytest
+from optuna.distributions import CategoricalDistribution
 from optuna.trial import TrialState
 
 from rewirekit import RewireError
+from rewirekit.bench import tuning
 from rewirekit.bench.runner import DatasetSpec
 from rewirekit.bench.store import ResultStore
-from rewirekit.bench.tuning import tune
+from rewirekit.bench.tuning import REJECTED, REPEAT_OF, SEARCH_SPACES, space_size, tune
 from rewirekit.datasets import csbm
 
 DATASET = DatasetSpec("csbm-tune", lambda: csbm(150, 30, phi=0.5, seed=3), "csbm")
 OPTIONS = dict(model="gcn", split_preset="dense", training_preset="comfy", num_splits=2)
+#: A 2 x 2 grid for "random": small enough to exhaust in a test.
+SMALL = {"add": CategoricalDistribution([0, 10]), "delete": CategoricalDistribution([0, 5])}
 
 
 def _complete(study: optuna.Study) -> list:
     return study.get_trials(states=(TrialState.COMPLETE,))
 
 
+def _params(trials) -> list[tuple]:
+    return [tuple(sorted(t.params.items())) for t in trials]
+
+
+@pytest.fixture
+def small_space(monkeypatch):
+    monkeypatch.setitem(SEARCH_SPACES, "random", SMALL)
+
+
 def test_trials_go_to_the_store_and_the_search_resumes(tmp_path):
     with ResultStore(tmp_path / "t.db") as store:
-        study = tune("random", DATASET, store, trials=2, **OPTIONS)
-        assert len(_complete(study)) == 2
-        rows = len(store)
-        assert rows >= 2 and rows % 2 == 0  # two splits per distinct parameter setting
+        result = tune("random", DATASET, store, trials=2, **OPTIONS)
+        assert len(result.trials) == 2 and len(store) == 4  # two splits per parameter set
         # A killed process leaves a RUNNING trial behind: it is queued again on resume.
-        grid = optuna.distributions.CategoricalDistribution([0, 10, 50, 100, 500, 1000])
-        study.ask({"add": grid, "delete": grid})
+        grid = CategoricalDistribution(tuning.BUDGET_GRID)
+        interrupted = result.study.ask({"add": grid, "delete": grid})
         resumed = tune("random", DATASET, store, trials=4, **OPTIONS)
-    assert len(_complete(resumed)) == 4
-    assert not resumed.get_trials(states=(TrialState.RUNNING,))
-    assert all(0 <= t.value <= 1 and "test_acc" in t.user_attrs for t in _complete(resumed))
+    assert len(resumed.trials) == 4 and _params(resumed.trials)[:2] == _params(result.trials)
+    assert interrupted.params in [t.params for t in resumed.trials]
+    assert not resumed.study.get_trials(states=(TrialState.RUNNING,))
+    assert all(0 <= t.value <= 1 for t in resumed.trials)
+    assert all("test_acc" not in t.user_attrs for t in resumed.study.trials)
+
+
+def test_no_parameter_set_is_evaluated_twice_and_a_small_space_runs_out(tmp_path, small_space):
+    with ResultStore(tmp_path / "t.db") as store:
+        result = tune("random", DATASET, store, trials=6, **OPTIONS)
+        assert len(store) == 4 * 2  # four parameter sets, two splits each
+        again = tune("random", DATASET, store, trials=6, **OPTIONS)  # resumed: nothing to do
+    assert space_size(SMALL) == 4 and result.exhausted
+    assert (
+        "the search space is exhausted: all 4 parameter sets are tried, so 4 of the 6"
+        in (result.notes[-1])
+    )
+    evaluated = _params(result.trials)
+    assert len(evaluated) == 4 and len(set(evaluated)) == 4
+    assert result.repeats == sum(REPEAT_OF in t.user_attrs for t in result.study.trials)
+    assert len(result.study.trials) == 4 + result.repeats
+    assert len(again.study.trials) == len(result.study.trials)
+    assert _params(again.trials) == evaluated
+
+
+def test_a_repeated_proposal_reuses_the_stored_value_and_is_not_counted(tmp_path, small_space):
+    with ResultStore(tmp_path / "t.db") as store:
+        first = tune("random", DATASET, store, trials=1, **OPTIONS)
+        first.study.enqueue_trial(first.trials[0].params)  # the sampler proposes it again
+        result = tune("random", DATASET, store, trials=2, **OPTIONS)
+    repeat = result.study.trials[1]
+    assert repeat.user_attrs[REPEAT_OF] == 0 and repeat.params == first.trials[0].params
+    assert repeat.value == first.trials[0].value
+    assert len(result.trials) == 2 and result.repeats == 1
+    assert result.notes == [
+        "1 proposal repeated an evaluated parameter set: the stored value was reused and the "
+        "trial not counted."
+    ]
+    assert len(set(_params(result.trials))) == 2
+
+
+def test_the_chosen_trial_is_the_best_on_validation_and_its_test_is_from_the_store(tmp_path):
+    with ResultStore(tmp_path / "t.db") as store:
+        result = tune("random", DATASET, store, trials=3, **OPTIONS)
+        rows = [
+            r
+            for r in store.records(dataset=DATASET.key)
+            if r.params == result.best.params and r.key.method == "random"
+        ]
+    assert result.best.value == max(t.value for t in result.trials)
+    assert result.best is min(
+        (t for t in result.trials if t.value == result.best.value), key=lambda t: t.number
+    )
+    assert len(rows) == 2 and result.test_acc == pytest.approx(np.mean([r.test_acc for r in rows]))
+
+
+def test_refused_parameter_sets_are_not_counted_nor_retried(tmp_path, monkeypatch):
+    space = {"delete": CategoricalDistribution([10, 10**7])}  # 10**7: more than the edges
+    monkeypatch.setitem(SEARCH_SPACES, "random", space)
+    with ResultStore(tmp_path / "t.db") as store:
+        result = tune("random", DATASET, store, trials=3, **OPTIONS)
+    assert [t.params for t in result.trials] == [{"delete": 10}]
+    assert result.rejected == 1 and result.exhausted
+    assert result.notes[0] == "1 parameter set refused by the method."
+    refused = [t for t in result.study.trials if REJECTED in t.user_attrs]
+    assert len(refused) == 1 and refused[0].state == TrialState.FAIL
+
+
+def test_a_continuous_space_is_infinite():
+    assert math.isinf(space_size(SEARCH_SPACES["jdr"]))
+    assert space_size(SEARCH_SPACES["feast"]) == len(tuning.BUDGET_GRID) ** 2
 
 
 def test_unknown_method_has_no_search_space(tmp_path):

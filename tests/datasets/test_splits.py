@@ -9,10 +9,14 @@ import torch
 from torch_geometric.data import Data
 
 from rewirekit.datasets import (
+    GENERATOR_SPLITS,
     SPLIT_PRESETS,
     ClassBalancedSplit,
+    SplitChoice,
     available_offline,
+    choose_split_preset,
     get_split_preset,
+    list_datasets,
     list_split_presets,
     load,
 )
@@ -69,7 +73,8 @@ def test_random_splits_depend_only_on_key_preset_and_split_id(name):
     preset = get_split_preset(name)
     data = preset.prepare(toy())
     first = preset.split(data, 7, key="toy")
-    assert all(torch.equal(a, b) for a, b in zip(first, preset.split(data, 7, key="toy")))
+    again = preset.split(data, 7, key="toy")
+    assert all(torch.equal(a, b) for a, b in zip(first, again, strict=True))
     assert not torch.equal(first[0], preset.split(data, 8, key="toy")[0])
     assert not torch.equal(first[0], preset.split(data, 7, key="other")[0])
 
@@ -190,3 +195,46 @@ def test_preset_registry():
         get_split_preset("random")
     with pytest.raises(RewireError, match="split_id"):
         get_split_preset("dense").split(toy(), -1, key="toy")
+
+
+@pytest.mark.parametrize(
+    "dataset, preset",
+    [
+        ("texas", "geom-gcn"),  # geom-gcn's 10 fixed splits
+        ("Actor", "geom-gcn"),
+        ("chameleon_filtered", "geom-gcn"),  # yandex's own splits
+        ("minesweeper", "geom-gcn"),
+        ("cora", "dense"),  # the Planetoid public split is not a fixed 60/20/20 one
+        ("computers", "dense"),
+        ("csbm", "sparse"),  # the JDR paper's cSBM protocol
+    ],
+)
+def test_default_split_fits_the_data(dataset, preset):
+    choice = choose_split_preset(dataset)
+    assert choice.preset == preset and choice.reason
+    assert choice.preset == GENERATOR_SPLITS.get(dataset, choice).preset
+
+
+def test_default_split_follows_the_shipped_splits_of_every_dataset():
+    for info in list_datasets():
+        expected = "geom-gcn" if info.has_fixed_splits else "dense"
+        assert choose_split_preset(info.name).preset == expected, info.name
+
+
+def test_a_requested_split_preset_wins_and_is_checked():
+    assert choose_split_preset("texas", "Sparse") == SplitChoice("sparse", "as requested")
+    assert choose_split_preset("csbm", "dense").preset == "dense"
+    with pytest.raises(RewireError, match="unknown split preset"):
+        choose_split_preset("texas", "random")
+    with pytest.raises(RewireError, match="unknown dataset"):
+        choose_split_preset("not-a-dataset")
+
+
+def test_the_default_split_runs_on_real_data(tmp_path_factory):
+    if not available_offline("texas"):
+        pytest.skip("texas is not in $REWIREKIT_DATA")
+    data = load("texas", cache_dir=tmp_path_factory.getbasetemp() / "split-cache")
+    preset = get_split_preset(choose_split_preset("texas").preset)
+    train, val, test = preset.split(preset.prepare(data), 0, key="texas")
+    assert int(train.sum()) > 80  # 60% of 183 nodes, not sparse's 5
+    assert torch.equal(train, data.train_mask[:, 0])

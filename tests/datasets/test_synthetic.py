@@ -2,6 +2,7 @@
 
 import math
 import time
+from itertools import pairwise
 
 import pytest
 import torch
@@ -65,7 +66,7 @@ def test_csbm_features_carry_the_signal_mu(phi):
 def test_csbm_phi_grid():
     assert len(CSBM_PHI_GRID) == 17
     assert CSBM_PHI_GRID[0] == -1 and CSBM_PHI_GRID[8] == 0 and CSBM_PHI_GRID[-1] == 1
-    assert all(b - a == 0.125 for a, b in zip(CSBM_PHI_GRID, CSBM_PHI_GRID[1:]))
+    assert all(b - a == 0.125 for a, b in pairwise(CSBM_PHI_GRID))
 
 
 @pytest.mark.parametrize(

@@ -32,7 +32,10 @@ def _ppr(data, alpha, weight=None):
 
 
 def _weights(out):
-    return {(u, v): w for (u, v), w in zip(out.edge_index.t().tolist(), out.edge_weight.tolist())}
+    return {
+        (u, v): w
+        for (u, v), w in zip(out.edge_index.t().tolist(), out.edge_weight.tolist(), strict=True)
+    }
 
 
 @pytest.mark.parametrize("alpha, k", [(0.1, 4), (0.25, 7), (0.1, 64)])
@@ -50,7 +53,9 @@ def test_digl_is_the_union_of_gdc_top_k_with_ppr_weights(alpha, k):
     )
     ref = gdc(Data(edge_index=data.edge_index, num_nodes=data.num_nodes))
     selected = {
-        (u, v) for (u, v), w in zip(ref.edge_index.t().tolist(), ref.edge_attr.tolist()) if w > 0
+        (u, v)
+        for (u, v), w in zip(ref.edge_index.t().tolist(), ref.edge_attr.tolist(), strict=True)
+        if w > 0
     }
     want = selected | {(v, u) for u, v in selected}
     got = _weights(out)

@@ -303,12 +303,18 @@ def test_blocked_select_breaks_ties_by_lowest_index():
     rows, cols, values = blocked_select(
         lambda a, b: matrix[:, a:b].T.copy(), 3, top_k=2, block_size=2
     )
-    kept = sorted(zip(cols.tolist(), rows.tolist()))
+    kept = sorted(zip(cols.tolist(), rows.tolist(), strict=True))
     assert kept == [(0, 1), (0, 2), (1, 0), (1, 1), (2, 1)]  # column 2 drops its 0
     rows, cols, _ = blocked_select(
         lambda a, b: matrix[:, a:b].T.copy(), 3, top_k=2, skip_diagonal=True, positive=True
     )
-    assert sorted(zip(cols.tolist(), rows.tolist())) == [(0, 1), (0, 2), (1, 0), (1, 2), (2, 1)]
+    assert sorted(zip(cols.tolist(), rows.tolist(), strict=True)) == [
+        (0, 1),
+        (0, 2),
+        (1, 0),
+        (1, 2),
+        (2, 1),
+    ]
 
 
 def test_truncated_scale_path_never_builds_n_by_n(monkeypatch):

@@ -24,8 +24,11 @@ def test_exact_counts_and_disjoint_edits():
 def test_added_edges_get_unit_weight_and_kept_edges_keep_theirs():
     data = weighted()
     out = rewirekit.rewire(data, "random", add=2, delete=1, seed=0)
-    before = {tuple(e): w for e, w in zip(data.edge_index.t().tolist(), data.edge_weight.tolist())}
-    for e, w in zip(out.edge_index.t().tolist(), out.edge_weight.tolist()):
+    before = {
+        tuple(e): w
+        for e, w in zip(data.edge_index.t().tolist(), data.edge_weight.tolist(), strict=True)
+    }
+    for e, w in zip(out.edge_index.t().tolist(), out.edge_weight.tolist(), strict=True):
         assert w == pytest.approx(before.get(tuple(e), 1.0))
 
 

@@ -7,7 +7,7 @@ import pytest
 import scipy.sparse as sp
 import torch
 from torch_geometric.data import Data
-from torch_geometric.utils import to_undirected
+from torch_geometric.utils import is_undirected, to_undirected
 
 import rewirekit
 from rewirekit import RewireError
@@ -134,7 +134,7 @@ def test_blocked_top_k_matches_brute_force(triangle, block_entries, sparse):
         triangle=triangle,
         block_entries=block_entries,
     )
-    assert list(zip(u.tolist(), v.tolist())) == _brute_top(
+    assert list(zip(u.tolist(), v.tolist(), strict=True)) == _brute_top(
         x, rows, cols, 20, 0.1, excluded, triangle
     )
     assert np.all(np.diff(s) <= 0)
@@ -197,7 +197,7 @@ def test_sparse_and_dense_paths_select_the_same_pairs(seed, triangle, block_entr
             )
             for xn in (dense, sparse)
         ]
-        for dense_part, sparse_part in zip(*got):
+        for dense_part, sparse_part in zip(*got, strict=True):
             np.testing.assert_array_equal(dense_part, sparse_part)
         assert got[0][0].size > count // 2
 
@@ -274,7 +274,7 @@ def test_per_community_pair_selection_matches_the_definition(rounding, seed):
         new, _ = similarity_rewire(
             edges, normalized_rows(data.x), labels, add, delete, _proportional(rounding)
         )
-        got = set(zip(new.src.tolist(), new.dst.tolist()))
+        got = set(zip(new.src.tolist(), new.dst.tolist(), strict=True))
         want_add, want_del = _oracle(x, pairs, labels, add, delete, _proportional(rounding))
         assert got - pairs == want_add
         assert pairs - got == want_del
@@ -350,3 +350,97 @@ def test_budget_beyond_the_graph_raises():
         rewirekit.rewire(data, "comfy", delete=12)
     with pytest.raises(RewireError, match="rounding"):
         rewirekit.get_method("comfy", rounding="ceil")
+
+
+# -- budgets that mean what they say (issue 13) -------------------------------------------
+def test_comfy_default_moves_unfillable_slots_to_other_pairs():
+    # Three pairs of 4x4 nodes share N=6 as 2/2/2; (C0, C0) has one non-edge (0-3) only,
+    # so its second slot goes to the other pairs and all 6 edges are added.
+    data = _two_communities()
+    out = rewirekit.rewire(data, "comfy", add=6)
+    report = out.rewire_report
+    assert report.edges_added == 6
+    assert report.edits_asked == {"add": 6, "delete": 0}
+    assert report.edits_made == {"add": 6, "delete": 0} and report.shortfall == {}
+    assert (0, 3) in _pairs(out) - _pairs(data)
+
+
+def test_comfy_round_spends_less_and_says_so(caplog):
+    data = _two_communities()
+    with caplog.at_level("WARNING", logger="rewirekit.methods.base"):
+        out = rewirekit.rewire(data, "comfy", add=1, rounding="round")
+    report = out.rewire_report
+    assert report.edges_added == 0 and report.shortfall == {"add": 1}
+    assert report.budget_summary() == "added 0 of 1"
+    assert "added 0 of 1" in caplog.text
+
+
+def test_comfy_default_stops_only_when_candidates_run_out():
+    # Deletions need similarity below the pair's mean: far fewer such edges than asked.
+    data = _two_communities()
+    out = rewirekit.rewire(data, "comfy", delete=10)
+    report = out.rewire_report
+    below = report.extra["delete_allocated"]
+    assert report.edges_removed == below < 10
+    assert report.shortfall == {"delete": 10 - below}
+
+
+def test_comfy_spends_the_paper_budget_on_cornell():
+    from rewirekit.datasets import available_offline, load, standardize
+
+    if not available_offline("cornell"):
+        pytest.skip("Cornell is not in REWIREKIT_DATA")
+    out = rewirekit.rewire(standardize(load("cornell")), "comfy", add=10)
+    assert out.rewire_report.budget_summary() == "added 10 of 10"
+
+
+# Eight-node cases; the expected sets are what the official comsim.modify_graph selects
+# (benchmarks/comfy_vs_official.py prints them: docs/comfy_vs_official.txt).
+EIGHT_X = torch.tensor(
+    np.stack(
+        [
+            np.cos(np.deg2rad([0, 80, 10, 100, 42, 130, 45, 140])),
+            np.sin(np.deg2rad([0, 80, 10, 100, 42, 130, 45, 140])),
+        ],
+        axis=1,
+    ),
+    dtype=torch.float,
+)
+
+
+def _official(edges, labels, add, delete=0):
+    from rewirekit.methods.comfy_faithful import official_comfy_edits
+
+    ei = to_undirected(torch.tensor(edges).t(), num_nodes=8)
+    added, removed = official_comfy_edits(EIGHT_X, ei, np.asarray(labels), add, delete)
+    return set(map(tuple, added.tolist())), set(map(tuple, removed.tolist()))
+
+
+EIGHT_EDGES = [(0, 1), (2, 3), (4, 5), (6, 7), (0, 4)]
+
+
+def test_faithful_self_loops_take_slots():
+    added, _ = _official(EIGHT_EDGES, [0, 0, 0, 0, 1, 1, 1, 1], add=3)
+    assert added == {(3, 3), (3, 5), (6, 6)}  # the best slot of C0 and C1 is a self-loop
+
+
+def test_faithful_fills_pair_slots_with_self_loops_first():
+    added, _ = _official(EIGHT_EDGES, [0, 0, 0, 0, 1, 1, 1, 1], add=6)
+    # C0's two slots: (3, 3) and (2, 2); C1's: (7, 7) and (6, 6); between: (3, 5), (2, 4)
+    assert added == {(2, 2), (2, 4), (3, 3), (3, 5), (6, 6), (7, 7)}
+
+
+def test_faithful_zero_budget_takes_the_whole_ranking_worst_first():
+    # B_00 = B_01 = 0 and B_11 = 2 at N=4: the first two pairs use up the budget.
+    edges = [(0, 1), (0, 4), (2, 3), (4, 5), (6, 7)]
+    added, _ = _official(edges, [0, 0, 1, 1, 1, 1, 1, 1], add=4)
+    assert added == {(0, 0), (1, 1), (1, 4), (1, 6)}
+
+
+def test_faithful_comfy_is_a_valid_graph_with_the_official_self_loops():
+    data = _two_communities()
+    out = rewirekit.rewire(data, "comfy", add=3, delete=1, faithful=True)
+    assert out.rewire_report.extra["self_loops_added"] >= 1
+    assert is_undirected(out.edge_index)
+    with pytest.raises(RewireError, match="faithful"):
+        rewirekit.get_method("comfy", faithful="yes")

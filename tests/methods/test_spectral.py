@@ -101,7 +101,7 @@ def test_best_non_edge_search_is_exact(lam, maximize, seed):
     n = 30
     data = _connected(n, 40, seed)
     edges = edge_set(data)
-    pairs = set(zip(edges.src.tolist(), edges.dst.tolist()))
+    pairs = set(zip(edges.src.tolist(), edges.dst.tolist(), strict=True))
     # with ties: values from a small set (no zeros)
     for x in (rng.standard_normal(n), rng.choice([-0.7, -0.3, 0.2, 0.5, 0.9], n)):
         a = 1.0 - lam
@@ -176,7 +176,7 @@ def test_update_period_reuses_one_eigenpair():
     assert len(out.rewire_report.extra["gaps"]) == 3
     # the first two edges are the two best non-edges under the first eigenpair
     edges = edge_set(data)
-    lam, x = _dense_fiedler(24, zip(edges.src.tolist(), edges.dst.tolist()))
+    lam, x = _dense_fiedler(24, zip(edges.src.tolist(), edges.dst.tolist(), strict=True))
     ranked = sorted(
         (-_proxy(x, lam, u, v), u, v)
         for u, v in itertools.combinations(range(24), 2)

@@ -3,7 +3,6 @@ import math
 import pytest
 import torch
 from torch_geometric.nn import SAGEConv
-from torch_geometric.utils import add_remaining_self_loops, to_dense_adj
 
 from rewirekit.errors import RewireError
 from rewirekit.models import GPRProp, WeightedSAGEConv, build_model, list_models, model_hparams
@@ -93,18 +92,46 @@ def test_feature_dropout_on_sparse_values():
     assert 0 < int((dropped == 0).sum()) < 50
 
 
+def _dense_gcn_matrix(edge_index, edge_weight, n):
+    """``D^{-1/2} (A + I) D^{-1/2}`` written out densely: ``A[i, j]`` the weight of the edge
+    ``j -> i`` (rows are targets, as in message passing), ``D`` the row sums of ``A + I``.
+    The graphs here have no self-loops, so ``A + I`` is what GCN's added self-loops give."""
+    assert not bool((edge_index[0] == edge_index[1]).any())
+    weight = torch.ones(edge_index.size(1)) if edge_weight is None else edge_weight
+    a = torch.zeros(n, n).index_put_((edge_index[1], edge_index[0]), weight, accumulate=True)
+    a = a + torch.eye(n)
+    d = a.sum(1)
+    return a / torch.sqrt(d[:, None] * d[None, :])
+
+
+@pytest.mark.parametrize("weighted", [True, False])
+@pytest.mark.parametrize("one_way", [True, False])
+def test_gcn_normalisation_matches_the_dense_formula(graph, weighted, one_way):
+    x, edge_index, edge_weight = graph
+    if one_way:  # a directed graph: in-degrees normalise, the matrix is not symmetric
+        keep = edge_index[0] < edge_index[1]
+        edge_index, edge_weight = edge_index[:, keep], edge_weight[keep]
+    weight = edge_weight if weighted else None
+    got = NormalizedAdjacency()(edge_index, weight, x.size(0), x.dtype).matrix.to_dense()
+    want = _dense_gcn_matrix(edge_index, weight, x.size(0))
+    assert torch.allclose(got, want, atol=1e-6)
+    if weighted:  # the fixture's weights differ per direction: a transposed matrix would fail
+        assert not torch.allclose(want, want.T)
+    else:
+        assert torch.allclose(got, got.T) != one_way
+    gcn = build_model("gcn", x.size(1), 3, hidden=8, dropout=0.0, num_layers=1)
+    layer = gcn.layers[0]
+    expected = want @ (x @ layer.lin.weight.T) + layer.bias
+    assert torch.allclose(gcn.eval()(x, edge_index, weight), expected, atol=1e-5)
+
+
 def test_gpr_prop_matches_dense_formula(graph):
     x, edge_index, edge_weight = graph
     K, alpha = 3, 0.2
     prop = GPRProp(K, alpha)
     gamma = [alpha * (1 - alpha) ** k for k in range(K)] + [(1 - alpha) ** K]
     assert torch.allclose(prop.temp, torch.tensor(gamma))
-    loops, weights = add_remaining_self_loops(
-        edge_index, edge_weight, fill_value=1.0, num_nodes=x.size(0)
-    )
-    adj = to_dense_adj(loops, edge_attr=weights, max_num_nodes=x.size(0))[0].t()  # A[i, j]: j -> i
-    deg_inv_sqrt = adj.sum(1).pow(-0.5)
-    a_hat = deg_inv_sqrt[:, None] * adj * deg_inv_sqrt[None, :]
+    a_hat = _dense_gcn_matrix(edge_index, edge_weight, x.size(0))
     expected = sum(g * torch.linalg.matrix_power(a_hat, k) @ x for k, g in enumerate(gamma))
     assert torch.allclose(prop(x, edge_index, edge_weight), expected, atol=1e-5)
 
@@ -207,18 +234,16 @@ def test_parameter_gradients_on_a_directed_graph_match_a_dense_product(name, gra
         grads.append([p.grad.clone() for p in model.parameters()])
     torch.manual_seed(0)
     reference = build_model(name, x.size(1), 3, hidden=8, dropout=0.0)
-    adjacency = reference.adjacency if name == "gcn" else reference.prop.adjacency
-    matrix = adjacency(edge_index, edge_weight, x.size(0), x.dtype).matrix.to_dense()
-    _patch_dense_propagation(reference, matrix)
+    _patch_dense_propagation(reference, _dense_gcn_matrix(edge_index, edge_weight, x.size(0)))
     reference(x, edge_index, edge_weight).square().sum().backward()
     for computed in grads:
-        for got, want in zip(computed, (p.grad for p in reference.parameters())):
+        for got, want in zip(computed, (p.grad for p in reference.parameters()), strict=True):
             assert torch.allclose(got, want, atol=1e-5)
 
 
 def _patch_dense_propagation(model, matrix):
-    """Make ``model`` propagate with a dense copy of its normalised adjacency (autograd's own
-    gradient of a dense product is the reference)."""
+    """Make ``model`` propagate with the dense matrix ``matrix`` (autograd's own gradient of
+    a dense product is the reference)."""
 
     class Dense:
         def __matmul__(self, h):
