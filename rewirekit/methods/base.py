@@ -78,9 +78,7 @@ class RewireReport:
         """``"added 10 of 10, deleted 2 of 5"``; empty for a method without budgets."""
         verbs = {"add": "added", "delete": "deleted"}
         made = self.edits_made
-        return ", ".join(
-            f"{verbs[k]} {made[k]} of {n}" for k, n in self.edits_asked.items() if n
-        )
+        return ", ".join(f"{verbs[k]} {made[k]} of {n}" for k, n in self.edits_asked.items() if n)
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
