@@ -78,3 +78,9 @@ def test_cross_references_of_the_hand_written_pages_exist():
         except ModuleNotFoundError:
             obj = getattr(importlib.import_module(module), name, None)
         assert obj is not None, f"{target} is referenced in docs/site but does not exist"
+
+
+def test_search_spaces_are_listed(pages):
+    spaces = pages.tuning_spaces()
+    assert "* ``num_iterations``: [1, 30] (integers)" in spaces["jdr"].splitlines()
+    assert spaces["feast"].startswith("* ``add``: {``0``, ``10``")

@@ -236,7 +236,8 @@ def method_page(
     params = examples[0].params if examples else {}
     parts += ["Use it", "------", "", call_example(name, params)]
     if tuning:
-        parts += [f"``rewirekit tune --method {name}`` searches {escape(tuning)}", ""]
+        parts += [f"``rewirekit tune --method {name}`` searches on validation accuracy:", ""]
+        parts += [tuning, ""]
     parts += [
         "Parameters",
         "----------",
@@ -257,16 +258,23 @@ def summary_table(names: list[str]) -> str:
     return list_table(("name", "what it does"), rows, widths="1 4")
 
 
+def describe_distribution(distribution: Any) -> str:
+    """An Optuna distribution as RST: ``[low, high]`` (integers or reals) or ``{choices}``."""
+    if hasattr(distribution, "choices"):
+        return "{" + ", ".join(f"``{c!r}``" for c in distribution.choices) + "}"
+    kind = "integers" if type(distribution).__name__.startswith("Int") else "reals"
+    scale = ", log scale" if getattr(distribution, "log", False) else ""
+    return f"[{distribution.low}, {distribution.high}] ({kind}{scale})"
+
+
 def tuning_spaces() -> dict[str, str]:
-    """One line per method that ``rewirekit tune`` knows: its search space's docstring."""
+    """The search space of each method that ``rewirekit tune`` knows, as an RST list."""
     from rewirekit.bench.tuning import SEARCH_SPACES
 
-    out = {}
-    for name, space in SEARCH_SPACES.items():
-        doc = (space.__doc__ or "").strip()
-        if doc:
-            out[name] = " ".join(doc.split())
-    return out
+    return {
+        name: "\n".join(f"* ``{p}``: {describe_distribution(d)}" for p, d in space.items())
+        for name, space in SEARCH_SPACES.items()
+    }
 
 
 def write_if_changed(path: Path, text: str) -> None:
