@@ -23,7 +23,8 @@ def pin(path: str) -> int:
     """Rewrite ``path`` in place; return the number of rows changed."""
     with gzip.open(path, "rt", newline="") as handle:
         reader = csv.DictReader(handle)
-        fields, rows = reader.fieldnames, list(reader)
+        rows = list(reader)
+        fields = list(reader.fieldnames or [])
     changed = 0
     for row in rows:
         params = json.loads(row["params"])

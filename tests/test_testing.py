@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from rewirekit import RewireError
 from rewirekit.graph import EdgeSet, apply_edits
 from rewirekit.methods import base
 from rewirekit.methods.base import Example, RewireOutput, Rewirer
@@ -54,6 +55,19 @@ def test_the_readme_method_passes_every_check(readme):
 def test_an_undeclared_rewire_error_fails(readme):
     broken = _variant(readme, "undeclared", examples=(Example(params={"delete": 1}),))
     _fails(broken, "output_obeys_contract", "raised RewireError on graph 'edgeless'")
+
+
+def test_defaults_that_raise_declare_it_in_an_example_without_params(readme):
+    def refuse_edgeless(self, data, edges):
+        if edges.num_pairs == 0:
+            raise RewireError("no edges to rewire around; add edges first.")
+        return readme._rewire(self, data, edges)
+
+    examples = (Example(params={"delete": 1}, raises_on={"edgeless": "no edge to delete"}),)
+    strict = _variant(readme, "strict", _rewire=refuse_edgeless, examples=examples)
+    _fails(strict, "output_obeys_contract", "'strict' defaults raised RewireError on graph")
+    declared = (*examples, Example(params={}, raises_on={"edgeless": "nothing to rewire"}))
+    CHECKS["output_obeys_contract"](_variant(strict, "declared", examples=declared))
 
 
 def test_a_declared_error_must_happen(readme):

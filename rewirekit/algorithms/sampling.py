@@ -7,6 +7,8 @@ are not edges: all of them, or only those inside (or between) communities.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from rewirekit.errors import RewireError
@@ -75,16 +77,10 @@ def sample_non_edges(
         candidates = np.setdiff1d(keys, existing, assume_unique=True)
         chosen = rng.choice(candidates, size=count, replace=False)
         return chosen // n, chosen % n
+    draw = _pair_drawer(n, communities, inside, rng)
     chosen = np.zeros(0, dtype=np.int64)
     while chosen.size < count:
-        draws = 2 * (count - chosen.size) + 16
-        if communities is not None and inside:
-            u, v = _draw_inside(communities, draws, rng)
-            ok = np.ones(draws, dtype=bool)
-        else:
-            u, v = rng.integers(0, n, draws), rng.integers(0, n, draws)
-            ok = u != v if communities is None else communities[u] != communities[v]
-        src, dst = canonical_pairs(u[ok], v[ok], edges.directed)
+        src, dst = canonical_pairs(*draw(2 * (count - chosen.size) + 16), edges.directed)
         keys = src * n + dst
         keys = keys[~sorted_contains(existing, keys)]
         keys = np.concatenate([chosen, keys])
@@ -132,15 +128,28 @@ def _eligible_keys(
     return src.astype(np.int64) * n + dst
 
 
-def _draw_inside(
-    communities: np.ndarray, draws: int, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray]:
-    """``draws`` ordered pairs of distinct nodes of one community, uniform over all such
-    pairs: a community with probability proportional to its number of pairs, then two
-    distinct members."""
+def _pair_drawer(
+    n: int, communities: np.ndarray | None, inside: bool, rng: np.random.Generator
+) -> Callable[[int], tuple[np.ndarray, np.ndarray]]:
+    """``draw(m)``: up to ``m`` ordered pairs of distinct nodes, uniform over the eligible
+    pairs. Inside communities: a community with probability proportional to its number of
+    pairs, then two distinct members; otherwise two uniform nodes, ineligible pairs dropped."""
+    if communities is None or not inside:
+
+        def draw_any(m: int) -> tuple[np.ndarray, np.ndarray]:
+            u, v = rng.integers(0, n, m), rng.integers(0, n, m)
+            ok = u != v if communities is None else communities[u] != communities[v]
+            return u[ok], v[ok]
+
+        return draw_any
     members, sizes, offsets = _layout(communities)
     pairs = sizes * (sizes - 1)
-    c = rng.choice(sizes.size, size=draws, p=pairs / pairs.sum())
-    a = rng.integers(0, sizes[c])
-    b = (a + 1 + rng.integers(0, sizes[c] - 1)) % sizes[c]
-    return members[offsets[c] + a], members[offsets[c] + b]
+    prob = pairs / pairs.sum()
+
+    def draw_inside(m: int) -> tuple[np.ndarray, np.ndarray]:
+        c = rng.choice(sizes.size, size=m, p=prob)
+        a = rng.integers(0, sizes[c])
+        b = (a + 1 + rng.integers(0, sizes[c] - 1)) % sizes[c]
+        return members[offsets[c] + a], members[offsets[c] + b]
+
+    return draw_inside

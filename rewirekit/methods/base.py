@@ -104,7 +104,9 @@ class Example:
     :data:`rewirekit.testing.graphs.SUITE_GRAPHS`) on which these parameters are expected to
     raise :class:`~rewirekit.errors.RewireError`, each with the reason. On every other graph
     the example must run and obey the contract, and it must change the edges, their weights
-    or the features of at least one graph (:func:`rewirekit.testing.check_rewirer`).
+    or the features of at least one graph (:func:`rewirekit.testing.check_rewirer`). An
+    example with empty ``params`` stands for the defaults: it declares the graphs on which
+    the defaults raise (the defaults are otherwise expected to run on every graph).
     """
 
     params: dict[str, Any]

@@ -9,7 +9,8 @@ Each check builds the method with its defaults and with each of its declared
 :attr:`~rewirekit.methods.base.Rewirer.examples`, and runs it on the suite's graphs
 (:data:`~rewirekit.testing.graphs.SUITE_GRAPHS`). A :class:`~rewirekit.errors.RewireError`
 fails a check unless the example declares that graph in ``raises_on`` (and then the graph
-must raise). Every method must declare examples, and every example must change the edges,
+must raise); a declared example with empty ``params`` states where the defaults raise.
+Every method must declare examples, and every example must change the edges,
 the edge weights or the features of at least one suite graph. The single exemption is a
 method that sets :attr:`~rewirekit.methods.base.Rewirer.is_identity`: it needs no examples,
 and is checked instead to return every suite graph unchanged.
@@ -34,7 +35,8 @@ from rewirekit.testing.graphs import BAD_INPUTS, SUITE_GRAPHS, directed, tiny
 
 Check = Callable[[type[Rewirer]], None]
 
-#: The defaults of every method are exercised as this example (they declare no errors).
+#: The defaults of a method are exercised as this example, unless the method declares an
+#: example with empty ``params`` (to state the suite graphs its defaults refuse).
 DEFAULTS = Example(params={})
 
 
@@ -45,11 +47,16 @@ def _require(condition: object, message: str) -> None:
         raise AssertionError(message)
 
 
+def _examples(cls: type[Rewirer]) -> list[tuple[str, Example]]:
+    """``(label, example)`` for each declared example."""
+    return [(f"example {i} {ex.params}", ex) for i, ex in enumerate(cls.examples)]
+
+
 def _cases(cls: type[Rewirer]) -> list[tuple[str, Example]]:
-    """``(label, example)`` for the defaults and each declared example."""
-    cases = [("defaults", DEFAULTS)]
-    cases += [(f"example {i} {ex.params}", ex) for i, ex in enumerate(cls.examples)]
-    return cases
+    """``(label, example)`` for the defaults and each declared example with parameters;
+    the defaults are a declared example with empty ``params`` if there is one."""
+    defaults = next((ex for ex in cls.examples if not ex.params), DEFAULTS)
+    return [("defaults", defaults)] + [(lab, ex) for lab, ex in _examples(cls) if ex.params]
 
 
 def _accepted_graphs(cls: type[Rewirer]) -> list[str]:
@@ -165,6 +172,10 @@ def check_examples_declared(cls: type[Rewirer]) -> None:
             set(_accepted_graphs(cls)) - graphs,
             f"{cls.name!r}: example {i} is declared to raise on every suite graph",
         )
+    _require(
+        sum(not ex.params for ex in examples) <= 1,
+        f"{cls.name!r}: more than one example stands for the defaults (empty params)",
+    )
 
 
 def check_output_obeys_contract(cls: type[Rewirer]) -> None:
@@ -239,7 +250,7 @@ def check_examples_change_the_graph(cls: type[Rewirer]) -> None:
                 f"{cls.name!r} declares is_identity but changed graph {graph!r}",
             )
         return
-    for label, example in _cases(cls)[1:]:
+    for label, example in _examples(cls):
         changed = False
         for graph in _accepted_graphs(cls):
             out = _run(cls, label, example, graph)
@@ -300,7 +311,7 @@ def check_usable_as_pyg_transform(cls: type[Rewirer]) -> None:
     """A ``torch_geometric`` transform: inside ``T.Compose`` it gives what a direct call
     gives, shown on an example that changes the graph (the identity: its defaults)."""
     _require(issubclass(cls, BaseTransform), f"{cls.__name__} is not a BaseTransform")
-    cases = [("defaults", DEFAULTS)] if cls.is_identity else _cases(cls)[1:]
+    cases = [("defaults", DEFAULTS)] if cls.is_identity else _examples(cls)
     for label, example in cases:
         for graph in _accepted_graphs(cls):
             direct = _run(cls, label, example, graph)
@@ -322,7 +333,7 @@ _CLEAR_MESSAGE = re.compile(r"\w+.*[;.]")
 def check_bad_input_raises_clear_error(cls: type[Rewirer]) -> None:
     """Every invalid input of :data:`~rewirekit.testing.graphs.BAD_INPUTS` raises a
     RewireError whose message says what to do; methods that need features refuse a graph
-    without ``x``, the others accept it."""
+    without ``x`` in the same way (others may run on it or refuse it so)."""
     for bad, build in BAD_INPUTS.items():
         try:
             cls()(build())
@@ -336,7 +347,7 @@ def check_bad_input_raises_clear_error(cls: type[Rewirer]) -> None:
     try:
         cls()(bare)
     except RewireError as err:
-        _require(cls.needs_features, f"{cls.name!r} refused a graph without features: {err}")
+        _require(_CLEAR_MESSAGE.search(str(err)), f"{cls.name!r} without x: unclear {err}")
     else:
         _require(not cls.needs_features, f"{cls.name!r} needs features but ran without them")
 
