@@ -26,8 +26,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--tau", type=float, default=115.0)
     parser.add_argument("--removal-bound", type=float, default=0.5)
     parser.add_argument("--borf-batches", type=int, default=3)
-    parser.add_argument("--batch-add", type=int, default=1000)
-    parser.add_argument("--batch-remove", type=int, default=500)
+    parser.add_argument("--batch-add", type=int, default=80)
+    parser.add_argument("--batch-remove", type=int, default=30)
     args = parser.parse_args(argv)
     from timing import set_threads
 
@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> None:
             f"-{report.edges_removed} edges, peak RSS so far {peak_gib:.2f} GiB",
             flush=True,
         )
-        summary = {k: v for k, v in report.extra.items() if not k.endswith("_per_batch")}
+        summary = {k: v for k, v in report.extra.items() if k != "steps"}
         print(f"  report: {summary}", flush=True)
 
 

@@ -647,3 +647,44 @@ def get_training_preset(name: str) -> TrainingPreset:
             f"unknown training preset {name!r}; choose one of: {', '.join(TRAINING_PRESETS)}."
         )
     return TRAINING_PRESETS[key]
+
+
+# SDRF (Topping et al., ICLR 2022) per dataset: max_iter, tau, C+. Source: the third-party
+# table of jakubbober/discrete-curvature-rewiring ``utils/hyperparams.py`` (spec curvature.md
+# section 2; the paper's own table was not read). BORF (Nguyen et al., ICML 2023): batches N,
+# h, k of the repo's log ``results/node_classification_GCN_brf.csv`` (spec section 3).
+_SDRF_PARAMS: dict[str, tuple[int, float, float]] = {
+    "cora": (100, 163.0, 0.95),
+    "citeseer": (84, 180.0, 0.22),
+    "pubmed": (166, 115.0, 14.43),
+    "cornell": (126, 145.0, 0.88),
+    "texas": (89, 22.0, 1.64),
+    "wisconsin": (136, 12.0, 7.95),
+    "chameleon": (2441, 252.0, 2.84),
+    "squirrel": (1396, 436.0, 5.88),
+    "actor": (3249, 106.0, 0.0),
+}
+_BORF_PARAMS: dict[str, tuple[int, int, int]] = {
+    "cora": (3, 20, 10),
+    "citeseer": (3, 20, 10),
+    "texas": (3, 30, 10),
+    "cornell": (2, 20, 30),
+    "wisconsin": (2, 30, 20),
+}
+
+
+def curvature_rewiring_params(method: str, dataset: str) -> dict[str, Any]:
+    """The published per-dataset parameters of ``"sdrf"`` or ``"borf"`` (keyword arguments
+    of :class:`~rewirekit.methods.curvature.SDRF` / ``BORF``); a dataset without published
+    values raises :class:`RewireError`."""
+    key = _dataset_key(dataset)
+    if method == "sdrf" and key in _SDRF_PARAMS:
+        max_iter, tau, bound = _SDRF_PARAMS[key]
+        return {"max_iter": max_iter, "tau": tau, "removal_bound": bound}
+    if method == "borf" and key in _BORF_PARAMS:
+        batches, add, remove = _BORF_PARAMS[key]
+        return {"num_batches": batches, "batch_add": add, "batch_remove": remove}
+    known = sorted(_SDRF_PARAMS if method == "sdrf" else _BORF_PARAMS)
+    raise RewireError(
+        f"no published {method} parameters for {dataset!r}; known datasets: {', '.join(known)}."
+    )

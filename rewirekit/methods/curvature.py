@@ -12,6 +12,7 @@ official code https://github.com/hieubkvn123/revisiting-gnn-curvature
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -21,7 +22,12 @@ from torch_geometric.data import Data
 
 from rewirekit.algorithms.balanced_forman import curvature_of_pairs
 from rewirekit.algorithms.dynamic_graph import DynamicGraph
-from rewirekit.algorithms.ollivier_ricci import ollivier_ricci
+from rewirekit.algorithms.ollivier_ricci import (
+    Measures,
+    edge_wasserstein,
+    neighbour_measures,
+    ollivier_ricci,
+)
 from rewirekit.errors import RewireError
 from rewirekit.graph import EdgeSet, apply_edits, pair_keys, sorted_contains
 from rewirekit.methods.base import Example, RewireOutput, Rewirer
@@ -253,9 +259,15 @@ class _Flow:
         graph = self.graph
         none = np.full(ids.size, -1, dtype=np.int64)
         values = curvature_of_pairs(
-            graph.start, graph.count, graph.nbr, graph.src[ids], graph.dst[ids], self.faithful,
-            none, none,
-        )  # fmt: skip
+            graph.start,
+            graph.count,
+            graph.nbr,
+            graph.src[ids],
+            graph.dst[ids],
+            self.faithful,
+            none,
+            none,
+        )
         self.low[ids], self.high[ids] = values, values
 
     def result(self, edges: EdgeSet) -> EdgeSet:
@@ -283,10 +295,11 @@ class BORF(Rewirer):
       official code) if :math:`p \ne q` and it is not an edge yet;
     * removes the ``batch_remove`` edges of highest :math:`\kappa` (if still present).
 
-    :math:`\kappa` is not recomputed inside a batch. Ties in :math:`\kappa` (values equal to
-    12 decimals) go to the lower ``(u, v)``. By default the graph is undirected and
-    ``batch_add``/``batch_remove`` count undirected edges. The method is deterministic (no
-    seed).
+    :math:`\kappa` is not recomputed inside a batch; between batches only the edges with an
+    end next to an edited pair are (the others' supports and distances did not change). Ties
+    in :math:`\kappa` (values equal to 12 decimals) go to the lower ``(u, v)``. By default the
+    graph is undirected and ``batch_add``/``batch_remove`` count undirected edges. The method
+    is deterministic (no seed).
 
     ``faithful=True`` keeps the official code's directed counting: it works on the
     directed graph holding both arcs of every edge, as ``borf3`` does (a networkx DiGraph).
@@ -344,12 +357,16 @@ class BORF(Rewirer):
         else:
             src, dst = edges.src, edges.dst
         keys = np.sort(pair_keys(src, dst, n))
+        kappa = self._curvature(keys, n)
         added, removed = [], []
         for _ in range(self.num_batches):
             if keys.size == 0:
                 break
-            new, gone = self._batch(keys, n)
-            keys = np.union1d(np.setdiff1d(keys, gone, assume_unique=True), new)
+            new, gone = self._batch(keys, kappa, n)
+            kept = ~sorted_contains(gone, keys)
+            old_keys, old_kappa = keys[kept], kappa[kept]
+            keys = np.union1d(old_keys, new)
+            kappa = self._curvature(keys, n, old_keys, old_kappa, np.r_[new, gone])
             added.append(int(new.size))
             removed.append(int(gone.size))
         extra: dict[str, Any] = {"added_per_batch": added, "removed_per_batch": removed}
@@ -358,18 +375,51 @@ class BORF(Rewirer):
         result = _edit_to(edges, keys)
         return RewireOutput(result, extra=extra)
 
-    def _batch(self, keys: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-        """Keys of the pairs (arcs when faithful) one batch adds and removes."""
+    def _curvature(
+        self,
+        keys: np.ndarray,
+        n: int,
+        old_keys: np.ndarray | None = None,
+        old_kappa: np.ndarray | None = None,
+        edited: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """Curvature of the pairs (arcs when faithful) ``keys``. Given the previous batch's
+        values and its ``edited`` pair keys, only the edges with an end in the closed
+        neighbourhood of an edited pair's ends are recomputed (undirected mode): kappa of
+        ``(x, y)`` reads ``N(x)``, ``N(y)`` and the adjacency of their nodes only."""
         src, dst = keys // n, keys % n
         if self.faithful:
             arcs = _Arcs(src, dst, n)
             # one exact transport problem per arc, as the official code solves them
-            kappa = 1.0 - np.array(
+            return 1.0 - np.array(
                 [_transport(arcs, u, v)[0] for u, v in zip(src, dst, strict=True)]
             )
-        else:
-            arcs = _Arcs(np.r_[src, dst], np.r_[dst, src], n)
-            kappa = ollivier_ricci(np.stack([src, dst]), n, alpha=0.0)
+        if old_keys is None or old_kappa is None or edited is None:
+            return ollivier_ricci(np.stack([src, dst]), n, alpha=0.0)
+        adjacency = sparse.csr_matrix(
+            (np.ones(2 * keys.size, dtype=np.int8), (np.r_[src, dst], np.r_[dst, src])), (n, n)
+        )
+        ends = np.unique(np.r_[edited // n, edited % n])
+        dirty = np.zeros(n, dtype=bool)
+        dirty[ends] = True
+        dirty[adjacency[ends].indices] = True  # neighbours now
+        redo = dirty[src] | dirty[dst] | ~sorted_contains(old_keys, keys)
+        kappa = np.empty(keys.size)
+        kappa[~redo] = old_kappa[np.searchsorted(old_keys, keys[~redo])]
+        if redo.any():
+            ei = np.stack([src, dst])
+            measures = neighbour_measures(ei, n, alpha=0.0)
+            x, y = src[redo], dst[redo]
+            w1, _ = edge_wasserstein(
+                ei, n, np.ones(keys.size), np.stack([x, y]), _rows(measures, x), _rows(measures, y)
+            )
+            kappa[redo] = 1.0 - w1  # unit lengths: d(x, y) = 1
+        return kappa
+
+    def _batch(self, keys: np.ndarray, kappa: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """Keys of the pairs (arcs when faithful) one batch adds and removes."""
+        src, dst = keys // n, keys % n
+        arcs = _Arcs(src, dst, n) if self.faithful else _Arcs(np.r_[src, dst], np.r_[dst, src], n)
         # keys are sorted, so ties (values within 1e-12, the solvers' rounding) go by (u, v)
         order = np.argsort(np.round(kappa, 12), kind="stable")
         new: list[int] = []
@@ -384,29 +434,32 @@ class BORF(Rewirer):
         return np.array(new, dtype=np.int64), np.sort(gone)
 
 
+def _rows(measures: Measures, nodes: np.ndarray) -> Measures:
+    """The measures of ``nodes``, one row each, in that order."""
+    sizes = np.diff(measures.ptr)[nodes]
+    ptr = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    take = np.repeat(measures.ptr[nodes] - ptr[:-1], sizes) + np.arange(ptr[-1])
+    return Measures(ptr, measures.nodes[take], measures.mass[take])
+
+
 class _Arcs:
     """Out- and in-neighbour lists and the 2-paths of a directed graph given by its arcs
     (both arcs of every edge for an undirected graph)."""
 
     def __init__(self, src: np.ndarray, dst: np.ndarray, n: int) -> None:
-        ones = np.ones(src.size, dtype=np.int32)
-        out = sparse.csr_matrix((ones, (src, dst)), shape=(n, n))
+        out = sparse.csr_matrix((np.ones(src.size, dtype=np.int32), (src, dst)), shape=(n, n))
         out.sort_indices()
         into = out.T.tocsr()
         into.sort_indices()
-        two = (out @ out).tocoo()
-        self.n, self.out, self.into = n, out, into
-        self.arc_keys = np.sort(pair_keys(src, dst, n))
-        self.path_keys = np.sort(pair_keys(two.row, two.col, n))
+        self.out, self.into = out, into
 
     def hops(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """Directed hop distance from each of ``rows`` to each of ``cols``, for supports of an
         arc ``(u, v)`` (in-neighbours of ``u`` and ``u``, out-neighbours of ``v`` and ``v``),
         where ``u -> v`` bounds every distance by 3."""
-        query = (rows[:, None] * self.n + cols[None, :]).ravel()
-        one = sorted_contains(self.arc_keys, query)
-        two = sorted_contains(self.path_keys, query)
-        hops = np.where(one, 1.0, np.where(two, 2.0, 3.0)).reshape(rows.size, cols.size)
+        one = self.out[rows][:, cols].toarray() > 0
+        two = (self.out[rows] @ self.into[cols].T).toarray() > 0
+        hops = np.where(one, 1.0, np.where(two, 2.0, 3.0))
         hops[rows[:, None] == cols[None, :]] = 0.0
         return hops
 
@@ -426,11 +479,15 @@ def _transport(arcs: _Arcs, u: int, v: int) -> tuple[float, tuple[int, int]]:
 
 
 def _uniform_but_last(size: int) -> np.ndarray:
+    """Uniform mass on all but the last point (the centre, mass 0), or all on a lone centre.
+    The masses are GraphRicciCurvature's ``w / sum(w)`` with ``w = exp(-1)`` summed in order,
+    not ``1 / deg``: the last bit decides which of several optimal plans ``ot.emd`` returns."""
     mass = np.zeros(size)
     if size == 1:
         mass[0] = 1.0
     else:
-        mass[:-1] = 1.0 / (size - 1)
+        weight = math.exp(-1.0)
+        mass[:-1] = weight / sum([weight] * (size - 1))
     return mass
 
 

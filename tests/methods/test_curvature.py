@@ -181,3 +181,21 @@ def test_borf_faithful_counts_arcs_like_the_reference():
     assert _pairs(out) == expected
     one_arc = out.rewire_report.extra["one_arc_pairs"]
     assert one_arc == len(pairs - both) > 0
+
+
+def test_published_parameters_run():
+    from rewirekit.bench.presets import curvature_rewiring_params
+
+    assert curvature_rewiring_params("sdrf", "Cora") == {
+        "max_iter": 100,
+        "tau": 163.0,
+        "removal_bound": 0.95,
+    }
+    assert curvature_rewiring_params("borf", "texas") == {
+        "num_batches": 3,
+        "batch_add": 30,
+        "batch_remove": 10,
+    }
+    rewirekit.get_method("sdrf", **curvature_rewiring_params("sdrf", "actor"))
+    with pytest.raises(RewireError, match="known datasets"):
+        curvature_rewiring_params("borf", "actor")
