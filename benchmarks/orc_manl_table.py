@@ -53,6 +53,7 @@ THRESHOLDS = {
     "swiss_roll": (10.0, 0.00005, 3.0),
 }
 BISECTION_NEIGHBOURS = 10
+MAX_SEEDS = 20  # samples drawn for one trial before giving up (few points: no shortcuts)
 K, DELTA, LDA = 20, 0.8, 0.01
 FIELDS = [
     "dataset", "trial", "seed", "n_points", "edges", "bad_edges", "method",
@@ -125,10 +126,13 @@ def run(datasets: list[str], trials: int, n_points: int, faithful: bool, out: Pa
                 mine = [r for r in done if r["dataset"] == dataset]
                 if len({r["trial"] for r in mine}) >= trial:
                     continue
-                seed = max((int(r["seed"]) for r in mine), default=41) + 1
-                while (rows := run_trial(dataset, seed, n_points, faithful)) is None:
-                    print(f"{dataset} seed {seed}: no bad edge, next seed", flush=True)
-                    seed += 1
+                first = max((int(r["seed"]) for r in mine), default=41) + 1
+                for seed in range(first, first + MAX_SEEDS):
+                    if (rows := run_trial(dataset, seed, n_points, faithful)) is not None:
+                        break
+                else:
+                    print(f"{dataset}: no bad edge in {MAX_SEEDS} samples; skipped", flush=True)
+                    continue
                 for row in rows:
                     row["trial"] = trial
                     writer.writerow(row)
