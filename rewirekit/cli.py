@@ -542,10 +542,11 @@ def diagnose(
     _print_protocols({name: choice})
     data = preset.prepare(standardize(load(name)))
     train_mask, _, _ = preset.split(data, split, name)
-    columns = {"before": compute(data, train_mask, seed=seed, communities=communities).to_dict()}
+    results = {"before": compute(data, train_mask, seed=seed, communities=communities)}
     if spec is not None and rewirer is not None:
         after = compute(rewirer(data), train_mask, seed=seed, communities=communities)
-        columns[f"after {spec.label}"] = after.to_dict()
+        results[f"after {spec.label}"] = after
+    columns = {header: result.to_dict() for header, result in results.items()}
     table = Table(
         title=f"{name}: diagnostics",
         caption=f"NMI on the training nodes of {preset.name} split {split}",
@@ -556,6 +557,9 @@ def diagnose(
     for metric in columns["before"]:
         table.add_row(metric.replace("_", " "), *(_fmt(col[metric]) for col in columns.values()))
     console.print(table)
+    for header, result in results.items():
+        edges = ", ".join(f"({u}, {v}) {k:.3f}" for u, v, k in result.most_negative_edges)
+        console.print(f"most negatively curved edges {header}: {edges or 'none'}")
 
 
 def _fmt(value: float) -> str:

@@ -1,9 +1,10 @@
 """Graph diagnostics the ComFy paper relies on: homophily, spectral gap, communities and
-their alignment with the labels (Rubio-Madrigal, Jamadandi & Burkholz, ICLR 2025)."""
+their alignment with the labels (Rubio-Madrigal, Jamadandi & Burkholz, ICLR 2025); and the
+Ollivier–Ricci curvature the curvature rewirings (SDRF, BORF) act on."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import networkx as nx
 import numpy as np
@@ -11,6 +12,7 @@ from torch import Tensor
 from torch_geometric.data import Data
 
 from rewirekit.algorithms import detect_communities, fiedler_pair
+from rewirekit.algorithms.ollivier_ricci import ollivier_ricci
 from rewirekit.errors import RewireError
 from rewirekit.graph import edge_set, validate_data
 
@@ -29,6 +31,12 @@ class GraphDiagnostics:
         modularity: Newman modularity of that partition.
         label_nmi: normalised mutual information between communities and labels, on the
             nodes of ``mask`` (the training nodes) or all nodes.
+        orc_min, orc_q1, orc_median, orc_q3: the distribution of the Ollivier–Ricci curvature
+            of the edges (α = 0.5, unweighted; :func:`~rewirekit.algorithms.ollivier_ricci`);
+            NaN without edges.
+        orc_below_minus_half: share of edges with κ < −0.5 (the bottlenecks).
+        most_negative_edges: the ``num_negative`` edges of lowest κ as ``(u, v, κ)``, lowest first
+            (not part of :meth:`to_dict`).
     """
 
     num_edges: int
@@ -37,13 +45,27 @@ class GraphDiagnostics:
     num_communities: int
     modularity: float
     label_nmi: float
+    orc_min: float
+    orc_q1: float
+    orc_median: float
+    orc_q3: float
+    orc_below_minus_half: float
+    most_negative_edges: tuple[tuple[int, int, float], ...] = field(default=())
 
     def to_dict(self) -> dict[str, float]:
-        return asdict(self)
+        """The scalar diagnostics by name."""
+        values = asdict(self)
+        del values["most_negative_edges"]
+        return values
 
 
 def diagnose(
-    data: Data, mask: Tensor | None = None, *, seed: int = 0, communities: str = "leiden"
+    data: Data,
+    mask: Tensor | None = None,
+    *,
+    seed: int = 0,
+    communities: str = "leiden",
+    num_negative: int = 5,
 ) -> GraphDiagnostics:
     """Compute :class:`GraphDiagnostics` of an undirected labelled graph.
 
@@ -52,6 +74,7 @@ def diagnose(
         mask: boolean node mask of the nodes whose labels may be used (e.g. a training mask).
         seed: seed of the community detection.
         communities: ``"leiden"`` or ``"louvain"`` (the ComFy paper's).
+        num_negative: how many of the most negatively curved edges to list.
     """
     validate_data(data)
     if "y" not in data or data.y is None:
@@ -75,6 +98,28 @@ def diagnose(
         num_communities=int(partition.max() + 1),
         modularity=float(modularity),
         label_nmi=normalized_mutual_info(partition[nodes], labels[nodes]),
+        **curvature_summary(edges.src, edges.dst, n, num_negative),
+    )
+
+
+def curvature_summary(src: np.ndarray, dst: np.ndarray, n: int, num_negative: int) -> dict:
+    """Quartiles of the Ollivier–Ricci curvature of the edges ``(src, dst)``, the share below
+    −0.5 and the ``num_negative`` most negatively curved edges."""
+    kappa = ollivier_ricci(np.array([src, dst]), n)
+    if kappa.size == 0:
+        nan = float("nan")
+        return dict(orc_min=nan, orc_q1=nan, orc_median=nan, orc_q3=nan, orc_below_minus_half=nan)
+    q = np.quantile(kappa, [0.0, 0.25, 0.5, 0.75])
+    lowest = np.argsort(kappa, kind="stable")[:num_negative]
+    return dict(
+        orc_min=float(q[0]),
+        orc_q1=float(q[1]),
+        orc_median=float(q[2]),
+        orc_q3=float(q[3]),
+        orc_below_minus_half=float((kappa < -0.5).mean()),
+        most_negative_edges=tuple(
+            (int(src[i]), int(dst[i]), float(kappa[i])) for i in lowest.tolist()
+        ),
     )
 
 

@@ -29,6 +29,19 @@ def test_hand_checked_values():
     assert 0 < d.spectral_gap < 1
 
 
+def test_curvature_distribution_hand_checked():
+    """α = 0.5: the bridge (2, 3) has W1 = 4/3, κ = −1/3; the edges (0, 1) and (4, 5) away
+    from it 3/4; the four edges touching it 5/12."""
+    d = diagnose(_two_triangles(bridge=True), num_negative=2)
+    assert d.orc_min == pytest.approx(-1 / 3)
+    assert d.orc_q1 == pytest.approx(5 / 12) and d.orc_median == pytest.approx(5 / 12)
+    assert d.orc_q3 == pytest.approx((5 / 12 + 3 / 4) / 2)
+    assert d.orc_below_minus_half == 0.0
+    assert d.most_negative_edges[0][:2] == (2, 3)
+    assert d.most_negative_edges[0][2] == pytest.approx(-1 / 3)
+    assert len(d.most_negative_edges) == 2 and "most_negative_edges" not in d.to_dict()
+
+
 def test_disconnected_graph_has_no_gap():
     assert diagnose(_two_triangles(bridge=False)).spectral_gap == pytest.approx(0.0, abs=1e-9)
 

@@ -606,7 +606,7 @@ def _transport_kernel(
     dxy = np.zeros(k_total)
     for c in numba.prange(chunks):
         mark = np.full(n, -1, dtype=np.int64)
-        head = np.full(n, -1, dtype=np.int64)
+        slot = np.full(n, -1, dtype=np.int64)
         for k in range(c, k_total, chunks):
             rs, rt = row_s[k], row_t[k]
             s_nodes, s_mass = _reduced(
@@ -619,7 +619,7 @@ def _transport_kernel(
             )  # fmt: skip
             if unit >= 0:
                 dxy[k] = unit
-                cost = _hop_costs(indptr, indices, s_nodes, t_nodes, mark, head) * unit
+                cost = _hop_costs(indptr, indices, s_nodes, t_nodes, mark, slot) * unit
             else:
                 dxy[k] = _ball_distance(ball_ptr, ball_nodes, ball_dist, ball_of[x[k]], y[k])
                 cost = np.empty((s_nodes.size, t_nodes.size))
@@ -627,7 +627,7 @@ def _transport_kernel(
                     b = ball_of[s_nodes[i]]
                     for j in range(t_nodes.size):
                         cost[i, j] = _ball_distance(ball_ptr, ball_nodes, ball_dist, b, t_nodes[j])
-            w1[k] = _emd(s_mass, t_mass, cost)
+            w1[k] = _emd(s_mass, t_mass, cost, unit >= 0)
     return w1, dxy
 
 
@@ -654,62 +654,120 @@ def _reduced(nodes, mass, other_nodes, other_mass, mark):
 
 
 @numba.njit(cache=True)
-def _hop_costs(indptr, indices, s_nodes, t_nodes, mark, head):
+def _hop_costs(indptr, indices, s_nodes, t_nodes, mark, slot):
     """Hop distances between disjoint supports in ``N[x] ∪ N[y]`` of an edge ``(x, y)``: 1 for
-    an edge, 2 for a common neighbour, else 3 (the path through the edge). ``mark`` and
-    ``head`` are scratch of -1 (restored)."""
+    an edge, 2 for a common neighbour, else 3 (the path through the edge). Each neighbour
+    ``z`` of a target gets a bitset of the targets adjacent to it; a source's 2-hop targets
+    are the union of its neighbours' bitsets. ``mark`` and ``slot`` are scratch of -1
+    (restored)."""
     ns, nt = s_nodes.size, t_nodes.size
+    words = (nt + 63) // 64
     cost = np.full((ns, nt), 3.0)
-    entries = 0
+    touched = 0
     for j in range(nt):
         mark[t_nodes[j]] = j
-        entries += indptr[t_nodes[j] + 1] - indptr[t_nodes[j]]
-    # Bucket of each node z: the targets adjacent to z (a linked list through nxt).
-    nxt = np.empty(entries, dtype=np.int64)
-    val = np.empty(entries, dtype=np.int64)
-    e = 0
+        touched += indptr[t_nodes[j] + 1] - indptr[t_nodes[j]]
+    seen = np.empty(touched, dtype=np.int64)
+    count = 0
     for j in range(nt):
-        b = t_nodes[j]
-        for p in range(indptr[b], indptr[b + 1]):
+        for p in range(indptr[t_nodes[j]], indptr[t_nodes[j] + 1]):
             z = indices[p]
-            nxt[e] = head[z]
-            val[e] = j
-            head[z] = e
-            e += 1
+            if slot[z] < 0:
+                slot[z] = count
+                seen[count] = z
+                count += 1
+    bits = np.zeros((count, words), dtype=np.uint64)
+    for j in range(nt):
+        bit = np.uint64(1) << np.uint64(j & 63)
+        for p in range(indptr[t_nodes[j]], indptr[t_nodes[j] + 1]):
+            bits[slot[indices[p]], j >> 6] |= bit
+    reach = np.empty(words, dtype=np.uint64)
     for i in range(ns):
+        reach[:] = 0
         a = s_nodes[i]
         for p in range(indptr[a], indptr[a + 1]):
             z = indices[p]
             if mark[z] >= 0:
                 cost[i, mark[z]] = 1.0
-            q = head[z]
-            while q >= 0:
-                if cost[i, val[q]] > 2.0:
-                    cost[i, val[q]] = 2.0
-                q = nxt[q]
+            if slot[z] >= 0:
+                for w in range(words):
+                    reach[w] |= bits[slot[z], w]
+        for j in range(nt):
+            if cost[i, j] > 2.0 and (reach[j >> 6] >> np.uint64(j & 63)) & np.uint64(1):
+                cost[i, j] = 2.0
     for j in range(nt):
-        b = t_nodes[j]
-        mark[b] = -1
-        for p in range(indptr[b], indptr[b + 1]):
-            head[indices[p]] = -1
+        mark[t_nodes[j]] = -1
+    for k in range(count):
+        slot[seen[k]] = -1
     return cost
 
 
 @numba.njit(cache=True)
-def _emd(p, q, cost):
+def _merge_equal_rows(cost, mass):
+    """Merge rows of ``cost`` that are equal, adding their masses (an exact reduction: a plan
+    for the merged row splits in proportion). Returns the distinct rows and their masses."""
+    m, n = cost.shape
+    hashes = np.empty(m, dtype=np.int64)
+    for i in range(m):
+        h = np.int64(1469598103934665603)
+        for j in range(n):
+            h = (h ^ np.int64(cost[i, j] * 1024.0)) * np.int64(1099511628211)
+        hashes[i] = h
+    order = np.argsort(hashes, kind="mergesort")
+    keep = np.empty(m, dtype=np.int64)
+    merged = np.empty(m)
+    groups = 0
+    for t in range(m):
+        i = order[t]
+        if groups > 0 and hashes[keep[groups - 1]] == hashes[i]:
+            same = True
+            r = keep[groups - 1]
+            for j in range(n):
+                if cost[r, j] != cost[i, j]:
+                    same = False
+                    break
+            if same:
+                merged[groups - 1] += mass[i]
+                continue
+        keep[groups] = i
+        merged[groups] = mass[i]
+        groups += 1
+    out = np.empty((groups, n))
+    for g in range(groups):
+        out[g] = cost[keep[g]]
+    return out, merged[:groups].copy()
+
+
+@numba.njit(cache=True)
+def _only_plan(p, q, cost):
+    """Cost of the one plan there is when one side has a single node."""
+    m, n = cost.shape
+    total = 0.0
+    for i in range(m):
+        for j in range(n):
+            total += (p[i] if n == 1 else q[j]) * cost[i, j]
+    return total
+
+
+@numba.njit(cache=True)
+def _emd(p, q, cost, merge):
     """Exact earth mover's distance between masses ``p`` (rows) and ``q`` (columns) of equal
-    total under ``cost``: bounds first, then the transportation simplex."""
+    total under ``cost``: equal rows and columns merged if ``merge`` (worth it for the few
+    distinct hop costs), bounds first, then the transportation simplex."""
     m, n = cost.shape
     if m == 0 or n == 0:
         return 0.0
-    if m == 1 or n == 1:  # one plan only
-        total = 0.0
-        for i in range(m):
-            for j in range(n):
-                total += (p[i] if n == 1 else q[j]) * cost[i, j]
-        return total
+    if m == 1 or n == 1:
+        return _only_plan(p, q, cost)
     # Normalise the column total to the row total (they agree up to rounding).
     q = q * (p.sum() / q.sum())
+    if merge:
+        cost, p = _merge_equal_rows(cost, p)
+        cost_t, q = _merge_equal_rows(cost.T.copy(), q)
+        cost = cost_t.T.copy()
+        m, n = cost.shape
+        if m == 1 or n == 1:
+            return _only_plan(p, q, cost)
     lower_rows = 0.0
     for i in range(m):
         lower_rows += p[i] * cost[i].min()
@@ -783,6 +841,8 @@ def _simplex(cost, bi, bj, flow, scale):
     side = np.empty(cells, dtype=np.int64)
     degenerate_run = 0
     bland = False
+    block = max(8, int(np.sqrt(m * n)))
+    cursor_cell = 0
     for _ in range(100 * nodes * nodes + 1000):
         # The basis tree: rows are nodes 0..m-1, columns m..m+n-1.
         adj_ptr[:] = 0
@@ -821,18 +881,26 @@ def _simplex(cost, bi, bj, flow, scale):
                     u[bi[k]] = cost[bi[k], bj[k]] - v[bj[k]]
                 queue[tail] = b
                 tail += 1
-        # Pricing.
+        # Pricing: block search (the most negative reduced cost within the first block of
+        # ``block`` cells, cyclically from where the last search stopped, that holds one), as
+        # in LEMON's network simplex; Bland's rule takes the first negative cell instead.
         best = -tol
         ei, ej = -1, -1
-        for i in range(m):
-            for j in range(n):
-                r = cost[i, j] - u[i] - v[j]
-                if r < best:
-                    best, ei, ej = r, i, j
-                    if bland:
-                        break
-            if bland and ei >= 0:
+        start = 0 if bland else cursor_cell
+        i, j = start // n, start % n
+        for scanned in range(1, m * n + 1):
+            r = cost[i, j] - u[i] - v[j]
+            if r < best:
+                best, ei, ej = r, i, j
+                if bland:
+                    break
+            j += 1
+            if j == n:
+                j = 0
+                i = i + 1 if i + 1 < m else 0
+            if ei >= 0 and scanned % block == 0:
                 break
+        cursor_cell = i * n + j
         if ei < 0:
             break
         # The tree path from column ej to row ei; its cells alternate −, +, −, ...

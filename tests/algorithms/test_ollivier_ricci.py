@@ -1,0 +1,316 @@
+"""Ollivier–Ricci curvature: exact against an independent LP reference (scipy only), against
+GraphRicciCurvature 0.6.1 when it is installed, and the input checks."""
+
+from __future__ import annotations
+
+import importlib
+
+import networkx as nx
+import numpy as np
+import pytest
+import torch
+from scipy.optimize import linprog
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import shortest_path
+
+from rewirekit.algorithms import Measures, edge_wasserstein, neighbour_measures, ollivier_ricci
+from rewirekit.errors import RewireError
+
+# --------------------------------------------------------------------------- reference
+
+
+def _measure(adjacency: list[dict[int, float]], x: int, alpha: float, p: float, topk=3000):
+    """μ_x written from GraphRicciCurvature's definition, one node at a time."""
+    nbrs = adjacency[x]
+    if not nbrs:
+        return {x: 1.0}
+    weights = sorted(((np.exp(-(w**p)), v) for v, w in nbrs.items()), reverse=True)[:topk]
+    total = sum(w for w, _ in weights)
+    if total > 1e-7:
+        out = {v: (1 - alpha) * w / total for w, v in weights}
+    else:
+        out = {v: (1 - alpha) / len(weights) for _, v in weights}
+    out[x] = alpha
+    return out
+
+
+def _emd_lp(mu: dict[int, float], nu: dict[int, float], dist: np.ndarray) -> float:
+    """W1 by a plain LP (HiGHS) over the full transport polytope."""
+    a, b = list(mu), list(nu)
+    cost = dist[np.ix_(a, b)].ravel()
+    m, n = len(a), len(b)
+    rows = np.kron(np.eye(m), np.ones(n))
+    cols = np.kron(np.ones(m), np.eye(n))
+    res = linprog(
+        cost,
+        A_eq=np.vstack([rows, cols]),
+        b_eq=np.r_[[mu[v] for v in a], [nu[v] for v in b]],
+        bounds=(0, None),
+        method="highs",
+    )
+    assert res.status == 0
+    return float(res.fun)
+
+
+def _reference(edges: np.ndarray, n: int, weight, alpha: float, p: float = 2.0, only=None):
+    """κ of each row of ``edges`` (one direction per edge; rows ``only`` if given): APSP + an
+    LP per edge."""
+    w = np.ones(len(edges)) if weight is None else np.asarray(weight, dtype=float)
+    adjacency: list[dict[int, float]] = [{} for _ in range(n)]
+    for (u, v), length in zip(edges.tolist(), w.tolist(), strict=True):
+        adjacency[u][v] = adjacency[v][u] = length
+    graph = coo_matrix(
+        (np.r_[w, w], (np.r_[edges[:, 0], edges[:, 1]], np.r_[edges[:, 1], edges[:, 0]])),
+        shape=(n, n),
+    )
+    dist = shortest_path(graph.tocsr(), directed=False)
+    out = []
+    for u, v in (edges if only is None else edges[only]).tolist():
+        if dist[u, v] < 1e-7:
+            out.append(0.0)
+            continue
+        mu, nu = _measure(adjacency, u, alpha, p), _measure(adjacency, v, alpha, p)
+        out.append(1 - _emd_lp(mu, nu, dist) / dist[u, v])
+    return np.array(out)
+
+
+def _random_graph(seed: int, n: int = 30, m: int = 70, weighted: bool = True):
+    rng = np.random.default_rng(seed)
+    g = nx.gnm_random_graph(n, m, seed=seed)
+    edges = np.array(sorted(g.edges))
+    weight = rng.uniform(0.2, 2.0, len(edges)) if weighted else None
+    return edges, weight
+
+
+def _karate() -> np.ndarray:
+    return np.array(list(nx.karate_club_graph().edges))
+
+
+# --------------------------------------------------------------------------- values
+
+
+@pytest.mark.parametrize(("alpha", "expected"), [(0.5, 0.111111), (0.0, 0.159722)])
+def test_karate_edge_0_1(alpha, expected):
+    kappa = ollivier_ricci(_karate().T, 34, alpha=alpha)
+    assert kappa[0] == pytest.approx(expected, abs=1e-6)
+
+
+def test_weighted_triangle():
+    kappa = ollivier_ricci(np.array([[0, 1, 2], [1, 2, 0]]), 3, edge_weight=[3.0, 1.0, 1.0])
+    np.testing.assert_allclose(kappa, 0.50017, atol=1e-5)
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.5])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_matches_lp_reference(alpha, weighted, seed):
+    edges, weight = _random_graph(seed, weighted=weighted)
+    kappa = ollivier_ricci(edges.T, 30, edge_weight=weight, alpha=alpha)
+    np.testing.assert_allclose(kappa, _reference(edges, 30, weight, alpha), atol=1e-9)
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.5])
+def test_karate_matches_lp_reference_everywhere(alpha):
+    edges = _karate()
+    np.testing.assert_allclose(
+        ollivier_ricci(edges.T, 34, alpha=alpha), _reference(edges, 34, None, alpha), atol=1e-9
+    )
+
+
+def test_dense_ties_need_the_simplex():
+    """A dense unweighted graph: many equal costs, degenerate plans, greedy not optimal."""
+    g = nx.gnp_random_graph(24, 0.45, seed=3)
+    edges = np.array(sorted(g.edges))
+    for alpha in (0.0, 0.3):
+        np.testing.assert_allclose(
+            ollivier_ricci(edges.T, 24, alpha=alpha), _reference(edges, 24, None, alpha), atol=1e-9
+        )
+
+
+def test_shortcut_shorter_than_the_edge_and_heavy_weights():
+    """d(x, y) may be shorter than the edge; weights >~ 4 underflow to the uniform measure."""
+    edges = np.array([[0, 1], [1, 2], [0, 2], [2, 3], [3, 0], [1, 4]])
+    weight = np.array([5.0, 1.0, 1.0, 4.5, 0.5, 6.0])
+    np.testing.assert_allclose(
+        ollivier_ricci(edges.T, 5, edge_weight=weight),
+        _reference(edges, 5, weight, 0.5),
+        atol=1e-9,
+    )
+
+
+def test_top_k_neighbours(monkeypatch):
+    """A hub with more neighbours than nbr_topk keeps only the heaviest (nbr_topk lowered from
+    3000 to 5 to keep the graph small)."""
+    module = importlib.import_module("rewirekit.algorithms.ollivier_ricci")  # not the function
+    monkeypatch.setattr(module, "NBR_TOPK", 5)
+    leaves = 8
+    edges = np.r_[np.c_[np.zeros(leaves, dtype=np.int64), np.arange(1, leaves + 1)], [[1, 2]]]
+    weight = np.r_[np.linspace(0.5, 1.5, leaves), 0.7]
+    kappa = ollivier_ricci(edges.T, leaves + 1, edge_weight=weight)
+    adjacency: list[dict[int, float]] = [{} for _ in range(leaves + 1)]
+    for (u, v), length in zip(edges.tolist(), weight.tolist(), strict=True):
+        adjacency[u][v] = adjacency[v][u] = length
+    assert len(_measure(adjacency, 0, 0.5, 2.0, topk=5)) == 6
+    graph = coo_matrix(
+        (np.r_[weight, weight], (np.r_[edges[:, 0], edges[:, 1]], np.r_[edges[:, 1], edges[:, 0]])),
+        shape=(leaves + 1,) * 2,
+    )
+    dist = shortest_path(graph.tocsr(), directed=False)
+    expected = [
+        1
+        - _emd_lp(_measure(adjacency, u, 0.5, 2.0, 5), _measure(adjacency, v, 0.5, 2.0, 5), dist)
+        / dist[u, v]
+        for u, v in edges.tolist()
+    ]
+    np.testing.assert_allclose(kappa, expected, atol=1e-9)
+
+
+def test_both_directions_aligned_and_self_loops():
+    edges = _karate()
+    both = np.r_[edges, edges[:, ::-1], [[5, 5]]].T
+    kappa = ollivier_ricci(torch.from_numpy(both), 34)
+    one = ollivier_ricci(edges.T, 34)
+    np.testing.assert_array_equal(kappa[: len(edges)], one)
+    np.testing.assert_array_equal(kappa[len(edges) : 2 * len(edges)], one)
+    assert kappa[-1] == 0.0
+    shuffled = np.random.default_rng(0).permutation(len(edges))
+    np.testing.assert_array_equal(ollivier_ricci(edges[shuffled].T, 34), one[shuffled])
+
+
+def test_empty_graph():
+    assert ollivier_ricci(np.zeros((2, 0), dtype=np.int64), 3).shape == (0,)
+
+
+# --------------------------------------------------------------------------- given measures
+
+
+def test_edge_wasserstein_with_asymmetric_measures():
+    """ORC-ManL's faithful measures: μ_x uniform on N(x) minus y, μ_y uniform on N(y)."""
+    edges, weight = _random_graph(4, weighted=True)
+    n = 30
+    adjacency: list[dict[int, float]] = [{} for _ in range(n)]
+    for (u, v), length in zip(edges.tolist(), weight.tolist(), strict=True):
+        adjacency[u][v] = adjacency[v][u] = length
+    src, dst, mus, nus = [], [], [], []
+    for u, v in edges.tolist():
+        left = [a for a in adjacency[u] if a != v]
+        if not left:
+            continue
+        src.append(u)
+        dst.append(v)
+        mus.append({a: 1 / len(left) for a in left})
+        nus.append({b: 1 / len(adjacency[v]) for b in adjacency[v]})
+
+    def ragged(ms):
+        ptr = np.r_[0, np.cumsum([len(m) for m in ms])]
+        nodes = np.array([a for m in ms for a in m], dtype=np.int64)
+        return Measures(ptr, nodes, np.array([w for m in ms for w in m.values()]))
+
+    w1, dist = edge_wasserstein(edges.T, n, weight, np.array([src, dst]), ragged(mus), ragged(nus))
+    graph = coo_matrix(
+        (np.r_[weight, weight], (np.r_[edges[:, 0], edges[:, 1]], np.r_[edges[:, 1], edges[:, 0]])),
+        shape=(n, n),
+    )
+    apsp = shortest_path(graph.tocsr(), directed=False)
+    np.testing.assert_allclose(dist, apsp[src, dst], atol=1e-12)
+    expected = [_emd_lp(mu, nu, apsp) for mu, nu in zip(mus, nus, strict=True)]
+    np.testing.assert_allclose(w1, expected, atol=1e-9)
+
+
+def test_neighbour_measures_rows():
+    m = neighbour_measures(np.array([[0, 1], [1, 2]]), 4, alpha=0.25)
+    np.testing.assert_array_equal(m.ptr, [0, 2, 5, 7, 8])
+    np.testing.assert_allclose(m.totals(), 1.0)
+    np.testing.assert_array_equal(m.nodes[m.ptr[1] : m.ptr[2]], [0, 2, 1])
+    np.testing.assert_allclose(m.mass[m.ptr[1] : m.ptr[2]], [0.375, 0.375, 0.25])
+    assert m.nodes[-1] == 3 and m.mass[-1] == 1.0  # isolated node: δ_x
+
+
+def _delta(v: int) -> Measures:
+    return Measures(np.array([0, 1]), np.array([v]), np.array([1.0]))
+
+
+def test_edge_wasserstein_rejects_bad_measures():
+    path = np.array([[0, 1, 2], [1, 2, 3]])
+    ones = np.ones(3)
+    with pytest.raises(RewireError, match="N\\[x\\]"):
+        edge_wasserstein(path, 4, ones, [[0], [1]], _delta(3), _delta(1))
+    with pytest.raises(RewireError, match="equal total"):
+        half = Measures(np.array([0, 1]), np.array([1]), np.array([0.5]))
+        edge_wasserstein(path, 4, ones, [[0], [1]], _delta(0), half)
+    with pytest.raises(RewireError, match="edge of the graph"):
+        edge_wasserstein(path, 4, ones, [[0], [2]], _delta(0), _delta(2))
+    with pytest.raises(RewireError, match="twice"):
+        twice = Measures(np.array([0, 2]), np.array([1, 1]), np.array([0.5, 0.5]))
+        edge_wasserstein(path, 4, ones, [[0], [1]], _delta(0), twice)
+    with pytest.raises(RewireError, match="ptr"):
+        edge_wasserstein(
+            path,
+            4,
+            ones,
+            [[0], [1]],
+            Measures(np.array([0]), np.zeros(0, dtype=np.int64), np.zeros(0)),
+            _delta(1),
+        )
+    with pytest.raises(RewireError, match="lengths"):
+        edge_wasserstein(path, 4, None, [[0], [1]], _delta(0), _delta(1))
+
+
+# --------------------------------------------------------------------------- input checks
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        (dict(edge_index=np.zeros((3, 2), dtype=np.int64)), "shape"),
+        (dict(edge_index=np.array([[0.0], [1.0]])), "integers"),
+        (dict(edge_index=np.array([[0], [9]])), "outside"),
+        (dict(num_nodes=0), "num_nodes"),
+        (dict(edge_weight=[1.0]), "one value per edge"),
+        (dict(edge_weight=[-1.0, 1.0]), ">= 0"),
+        (dict(edge_weight=[np.nan, 1.0]), "finite"),
+        (dict(edge_index=np.array([[0, 1], [1, 0]]), edge_weight=[1.0, 2.0]), "different"),
+        (dict(alpha=1.5), "alpha"),
+        (dict(exp_power=-1.0), "exp_power"),
+        (dict(method="sinkhorn"), "method"),
+    ],
+)
+def test_bad_input(kwargs, match):
+    args = dict(edge_index=np.array([[0, 1], [1, 2]]), num_nodes=3) | kwargs
+    with pytest.raises(RewireError, match=match):
+        ollivier_ricci(**args)
+
+
+# --------------------------------------------------------------------------- GraphRicciCurvature
+
+
+def _graphricci(edges: np.ndarray, n: int, weight, alpha: float) -> np.ndarray:
+    ricci = pytest.importorskip("GraphRicciCurvature.OllivierRicci")
+    g = nx.Graph()
+    g.add_nodes_from(range(n))
+    if weight is None:
+        g.add_edges_from(edges.tolist())
+    else:
+        g.add_weighted_edges_from(
+            (u, v, w) for (u, v), w in zip(edges.tolist(), weight, strict=True)
+        )
+    orc = ricci.OllivierRicci(g, alpha=alpha, method="OTD", proc=1, verbose="ERROR")
+    orc.compute_ricci_curvature()
+    return np.array([orc.G[u][v]["ricciCurvature"] for u, v in edges.tolist()])
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.5])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_matches_graphricci(alpha, weighted):
+    edges, weight = _random_graph(7, n=40, m=110, weighted=weighted)
+    expected = _graphricci(edges, 40, weight, alpha)
+    kappa = ollivier_ricci(edges.T, 40, edge_weight=weight, alpha=alpha)
+    np.testing.assert_allclose(kappa, expected, atol=1e-6)
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.5])
+def test_karate_matches_graphricci(alpha):
+    edges = _karate()
+    np.testing.assert_allclose(
+        ollivier_ricci(edges.T, 34, alpha=alpha), _graphricci(edges, 34, None, alpha), atol=1e-6
+    )

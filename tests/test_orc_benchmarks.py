@@ -1,0 +1,38 @@
+"""Smoke versions of the Ollivier–Ricci benchmark scripts (tiny graphs)."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def _script(name: str):
+    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_orc_vs_graphricci_smoke(monkeypatch, capsys):
+    pytest.importorskip("GraphRicciCurvature")
+    pytest.importorskip("sklearn")
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    rows = _script("orc_vs_graphricci").main(
+        ["--graphs", "circles", "--points", "150", "--repeats", "1", "--threads", "1"]
+    )
+    assert rows[0]["graph"] == "circles" and rows[0]["weighted"]
+    assert rows[0]["max_abs_diff"] < 1e-6
+    out = capsys.readouterr().out
+    assert "circles: N=150" in out and "ratio" in out
+
+
+def test_orc_scale_smoke(monkeypatch, capsys):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    result = _script("orc_scale").main(["--nodes", "600", "--threads", "1"])
+    assert result["edges"] > 0 and result["seconds"] > 0
+    out = capsys.readouterr().out
+    assert "cSBM N=600" in out and "peak RSS" in out and "kappa min/q1/median/q3/max" in out
