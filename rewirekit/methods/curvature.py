@@ -389,7 +389,7 @@ class BORF(Rewirer):
         ``(x, y)`` reads ``N(x)``, ``N(y)`` and the adjacency of their nodes only."""
         src, dst = keys // n, keys % n
         if self.faithful:
-            arcs = _Arcs(src, dst, n)
+            arcs = _Arcs(src, dst, n, all_paths=True)
             # one exact transport problem per arc, as the official code solves them
             return 1.0 - np.array(
                 [_transport(arcs, u, v)[0] for u, v in zip(src, dst, strict=True)]
@@ -419,7 +419,10 @@ class BORF(Rewirer):
     def _batch(self, keys: np.ndarray, kappa: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
         """Keys of the pairs (arcs when faithful) one batch adds and removes."""
         src, dst = keys // n, keys % n
-        arcs = _Arcs(src, dst, n) if self.faithful else _Arcs(np.r_[src, dst], np.r_[dst, src], n)
+        if self.faithful:
+            arcs = _Arcs(src, dst, n, all_paths=True)
+        else:
+            arcs = _Arcs(np.r_[src, dst], np.r_[dst, src], n, all_paths=False)
         # keys are sorted, so ties (values within 1e-12, the solvers' rounding) go by (u, v)
         order = np.argsort(np.round(kappa, 12), kind="stable")
         new: list[int] = []
@@ -443,22 +446,32 @@ def _rows(measures: Measures, nodes: np.ndarray) -> Measures:
 
 
 class _Arcs:
-    """Out- and in-neighbour lists and the 2-paths of a directed graph given by its arcs
-    (both arcs of every edge for an undirected graph)."""
+    """Out- and in-neighbour lists of a directed graph given by its arcs (both arcs of every
+    edge for an undirected graph). ``all_paths`` precomputes every 2-path (``A @ A``): worth
+    it when most arcs need their distances (the faithful mode), not for a few plans."""
 
-    def __init__(self, src: np.ndarray, dst: np.ndarray, n: int) -> None:
+    def __init__(self, src: np.ndarray, dst: np.ndarray, n: int, all_paths: bool) -> None:
         out = sparse.csr_matrix((np.ones(src.size, dtype=np.int32), (src, dst)), shape=(n, n))
         out.sort_indices()
         into = out.T.tocsr()
         into.sort_indices()
-        self.out, self.into = out, into
+        self.n, self.out, self.into = n, out, into
+        self.arc_keys = np.sort(pair_keys(src, dst, n))
+        self.path_keys = None
+        if all_paths:
+            two = (out @ out).tocoo()
+            self.path_keys = np.sort(pair_keys(two.row, two.col, n))
 
     def hops(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """Directed hop distance from each of ``rows`` to each of ``cols``, for supports of an
         arc ``(u, v)`` (in-neighbours of ``u`` and ``u``, out-neighbours of ``v`` and ``v``),
         where ``u -> v`` bounds every distance by 3."""
-        one = self.out[rows][:, cols].toarray() > 0
-        two = (self.out[rows] @ self.into[cols].T).toarray() > 0
+        query = (rows[:, None] * self.n + cols[None, :]).ravel()
+        one = sorted_contains(self.arc_keys, query).reshape(rows.size, cols.size)
+        if self.path_keys is not None:
+            two = sorted_contains(self.path_keys, query).reshape(rows.size, cols.size)
+        else:
+            two = (self.out[rows] @ self.into[cols].T).toarray() > 0
         hops = np.where(one, 1.0, np.where(two, 2.0, 3.0))
         hops[rows[:, None] == cols[None, :]] = 0.0
         return hops
