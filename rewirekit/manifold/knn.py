@@ -81,7 +81,7 @@ class KnnGraph:
         keys = lo * num_nodes + hi
         order = np.lexsort((-length, keys))  # by key, the longest copy first
         keys, length = keys[order], length[order]
-        first = np.r_[True, keys[1:] != keys[:-1]]
+        first = np.r_[True, keys[1:] != keys[:-1]][: keys.size]
         keys = keys[first]
         return cls(num_nodes, keys // num_nodes, keys % num_nodes, length[first])
 
