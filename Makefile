@@ -1,11 +1,13 @@
-# Commands for a fresh machine: `make demo` (the default benchmark), `make test`, `make lint`.
+# Commands for a fresh machine: `make demo` (the default benchmark), `make test`, `make lint`,
+# `make docs` (the documentation site, into docs/site/_build/html).
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+DOCS_STAMP := $(VENV)/.docs-installed
 # Offline datasets: the shared folder beside this checkout, unless REWIREKIT_DATA says otherwise.
 export REWIREKIT_DATA ?= $(abspath ../shared/datasets)
 
-.PHONY: install demo test lint
+.PHONY: install demo test lint docs
 
 install: $(STAMP)
 
@@ -25,3 +27,14 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+
+$(DOCS_STAMP): $(STAMP)
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[docs]'
+	touch $@
+
+# Offline (MathJax comes in the docs extra), warnings are errors. The API pages are generated
+# anew each time, so a module that was renamed or removed leaves no stale page behind.
+docs: $(DOCS_STAMP)
+	rm -rf docs/site/generated
+	$(BIN)/sphinx-build -q -W --keep-going -b html docs/site docs/site/_build/html
+	@echo "built docs/site/_build/html/index.html"

@@ -1,3 +1,4 @@
 from rewirekit.cli import main
 
-main()
+if __name__ == "__main__":  # importing the module (as the API docs do) runs nothing
+    main()

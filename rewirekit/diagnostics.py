@@ -19,22 +19,24 @@ from rewirekit.graph import edge_set, validate_data
 
 @dataclass(frozen=True)
 class GraphDiagnostics:
-    """Attributes:
-    num_edges: undirected edges (self-loops excluded).
-    edge_homophily: share of edges whose endpoints have the same label.
-    spectral_gap: λ₁ of ``I − D^{-1/2}(A + I)D^{-1/2}`` (self-loops added, unweighted),
-        the quantity ProxyAdd/ProxyDelete and FoSR act on; 0 for a disconnected graph.
-    num_communities: modularity communities (seeded Leiden or Louvain, see
-        :func:`~rewirekit.algorithms.detect_communities`).
-    modularity: Newman modularity of that partition.
-    label_nmi: normalised mutual information between communities and labels, on the
-        nodes of ``mask`` (the training nodes) or all nodes.
-    orc_min, orc_q1, orc_median, orc_q3: the distribution of the Ollivier–Ricci curvature
-        of the edges (α = 0.5, unweighted; :func:`~rewirekit.algorithms.ollivier_ricci`);
-        NaN without edges.
-    orc_below_minus_half: share of edges with κ < −0.5 (the bottlenecks).
-    most_negative_edges: the ``num_negative`` edges of lowest κ as ``(u, v, κ)``, lowest first
-        (not part of :meth:`to_dict`).
+    """Signals of one graph that tell which rewiring may help.
+
+    Attributes:
+        num_edges: undirected edges (self-loops excluded).
+        edge_homophily: share of edges whose endpoints have the same label.
+        spectral_gap: λ₁ of ``I − D^{-1/2}(A + I)D^{-1/2}`` (self-loops added, unweighted),
+            the quantity ProxyAdd/ProxyDelete and FoSR act on; 0 for a disconnected graph.
+        num_communities: modularity communities (seeded Leiden or Louvain, see
+            :func:`~rewirekit.algorithms.detect_communities`).
+        modularity: Newman modularity of that partition.
+        label_nmi: normalised mutual information between communities and labels, on the
+            nodes of ``mask`` (the training nodes) or all nodes.
+        orc_min, orc_q1, orc_median, orc_q3: the distribution of the Ollivier–Ricci curvature
+            of the edges (α = 0.5, unweighted; :func:`~rewirekit.algorithms.ollivier_ricci`);
+            NaN without edges.
+        orc_below_minus_half: share of edges with κ < −0.5 (the bottlenecks).
+        most_negative_edges: the ``num_negative`` edges of lowest κ as ``(u, v, κ)``, lowest first
+            (not part of :meth:`to_dict`).
     """
 
     num_edges: int

@@ -49,7 +49,7 @@ REPEAT_OF = "repeat_of"
 REJECTED = "rejected"
 
 #: The JDR paper's search space (Linkerhägner et al., ICLR 2025, appendix): K ∈ [1, 30],
-#: L_A, L_X ∈ [1, 100], η_A, η_X1 ∈ (0, 0.5), η_X2 ∈ (0, 1), ordering by λ or |λ|.
+#: L_A, L_X ∈ [1, 100], η_A, η_X1 ∈ (0, 0.5), η_X2 ∈ (0, 1), ordering by ``λ`` or ``|λ|``.
 JDR_SPACE: SearchSpace = {
     "num_iterations": IntDistribution(1, 30),
     "rank_a": IntDistribution(1, 100),

@@ -22,7 +22,7 @@ from rewirekit.validation import check_int
 
 def prune_curvature(curvature: np.ndarray, delta: float = 0.8) -> np.ndarray:
     """ORC only: remove every edge with ``κ < -1 + 4(1 - δ)``, ORC-ManL's candidates,
-    without its validation step. (The official baseline removes ``κ <= `` the threshold;
+    without its validation step. (The official baseline removes ``κ <=`` the threshold;
     the two differ only on ties.)"""
     return np.asarray(curvature) < -1 + 4 * (1 - delta)
 

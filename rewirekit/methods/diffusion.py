@@ -2,7 +2,7 @@
 
 Paper: Gasteiger, Weißenberger, Günnemann, "Diffusion Improves Graph Learning",
 NeurIPS 2019, https://arxiv.org/abs/1911.05485. Settings as used as a baseline by
-Linkerhägner, Shi, Burkholz, "Joint Graph Rewiring and Feature Denoising via Spectral
+Linkerhägner, Shi, Dokmanić, "Joint Graph Rewiring and Feature Denoising via Spectral
 Resonance" (JDR), ICLR 2025 (code ``jlinki/JDR``, ``--rewire ppr``).
 """
 
