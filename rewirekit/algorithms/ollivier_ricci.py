@@ -23,14 +23,16 @@ How it is computed, without all-pairs distances and without a Python loop over e
    at zero cost; only the rest is transported, between disjoint supports ``S`` and ``T``.
 2. *Only the distances the supports need.* Both supports lie in ``N[x] ∪ N[y]``. With equal
    lengths ``c`` every needed distance is ``c`` times 1 (an edge), 2 (a common neighbour) or 3
-   (the path through ``x`` and ``y``), read from adjacency lists. With varying lengths each
+   (the path through ``x`` and ``y``), read from adjacency lists (a bitset per neighbour of the
+   targets; a source's 2-hop targets are the OR of its neighbours'). With varying lengths each
    support node gets one Dijkstra ball, cut at a radius that provably covers its targets
    (``d(a, b) ≤ h(a) + ℓ(x, y) + h(b)``, ``h`` the longest incident length).
-3. *Exact transport.* A least-cost greedy start gives an upper bound and a spanning-tree basis;
-   when it meets the lower bound ``max(Σ_a μ(a) min_b d(a, b), Σ_b ν(b) min_a d(a, b))`` the
-   edge is settled, otherwise the transportation simplex (MODI pricing, Bland's rule after a
-   run of degenerate pivots) finishes it. One support of size 1 is settled in closed form.
-   Edges run in parallel (numba ``prange``).
+3. *Exact transport.* With hop costs, equal rows and equal columns of the cost matrix merge
+   (masses added; exact). A least-cost greedy start gives an upper bound and a spanning-tree
+   basis; when it meets the lower bound ``max(Σ_a μ(a) min_b d(a, b), Σ_b ν(b) min_a d(a, b))``
+   the edge is settled, otherwise the transportation simplex (MODI duals, block pricing,
+   Bland's rule after a run of degenerate pivots) finishes it. One support of size 1 is
+   settled in closed form. Edges run in parallel (numba ``prange``).
 
 Differences from GraphRicciCurvature: none in the values (up to floating-point rounding of an
 exact LP optimum). Self-loops are ignored, as there; a self-loop column of ``edge_index`` gets
@@ -821,9 +823,9 @@ def _greedy_basis(cost, p, q, bi, bj, flow):
 
 @numba.njit(cache=True)
 def _simplex(cost, bi, bj, flow, scale):
-    """Transportation simplex from the basis ``(bi, bj, flow)``: duals by a tree walk, the most
-    negative reduced cost enters (Bland's rule after a run of degenerate pivots, which rules
-    out cycling), the ratio test along the tree cycle picks the leaving cell."""
+    """Transportation simplex from the basis ``(bi, bj, flow)``: duals by a tree walk, block
+    pricing picks the entering cell (Bland's rule after a run of degenerate pivots, which
+    rules out cycling), the ratio test along the tree cycle picks the leaving cell."""
     m, n = cost.shape
     nodes = m + n
     cells = nodes - 1
