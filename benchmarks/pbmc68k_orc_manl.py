@@ -64,7 +64,7 @@ def main() -> None:
     fig.savefig(args.out / "pbmc68k_orc_manl.png", dpi=110)
     lines = [
         "command: python benchmarks/pbmc68k_orc_manl.py",
-        f"data: scanpy {version("scanpy")} pbmc68k_reduced, {adata.n_obs} cells; PCA 50 "
+        f"data: scanpy {version('scanpy')} pbmc68k_reduced, {adata.n_obs} cells; PCA 50 "
         f"(arpack), neighbours on {N_PCS} PCs, n_neighbors={N_NEIGHBORS} (k = 10)",
         f"ORC-ManL: {record['params']}",
         f"kNN edges: {record['knn_edges']} (connectivities pairs before: {edges_before})",
