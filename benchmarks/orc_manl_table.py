@@ -156,6 +156,7 @@ def summarise(out: Path, n_points: int) -> str:
     official = {
         (r["dataset"], r["method"]): r
         for r in _read(out / "official_runs" / "orc_manl_official.csv")
+        if r["source"] == "official"
     }
     lines = [
         f"n = {n_points}, k = {K}, δ = {DELTA}, λ = {LDA}; mean ± std over trials; "

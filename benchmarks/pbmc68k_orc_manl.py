@@ -14,6 +14,7 @@ before and after) to ``docs/pbmc68k_orc_manl.txt``.
 from __future__ import annotations
 
 import argparse
+from importlib.metadata import version
 from pathlib import Path
 
 import matplotlib
@@ -63,7 +64,7 @@ def main() -> None:
     fig.savefig(args.out / "pbmc68k_orc_manl.png", dpi=110)
     lines = [
         "command: python benchmarks/pbmc68k_orc_manl.py",
-        f"data: scanpy {sc.__version__} pbmc68k_reduced, {adata.n_obs} cells; PCA 50 "
+        f"data: scanpy {version('scanpy')} pbmc68k_reduced, {adata.n_obs} cells; PCA 50 "
         f"(arpack), neighbours on {N_PCS} PCs, n_neighbors={N_NEIGHBORS} (k = 10)",
         f"ORC-ManL: {record['params']}",
         f"kNN edges: {record['knn_edges']} (connectivities pairs before: {edges_before})",

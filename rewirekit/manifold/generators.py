@@ -133,7 +133,8 @@ def _hyperboloid(n: int, rng: np.random.Generator, a: float, c: float, bound: fl
     def area_density(u: np.ndarray) -> np.ndarray:
         return np.sqrt(a**4 * u**2 + a**2 * (u**2 + 1) * c**2)
 
-    u = _rejection(n, rng, lambda u: area_density(u) / area_density(bound), -bound / 2, bound / 2)
+    top = area_density(np.asarray(bound))
+    u = _rejection(n, rng, lambda u: area_density(u) / top, -bound / 2, bound / 2)
     theta = 2 * np.pi * rng.random(n)
     radius = a * np.sqrt(u**2 + 1)
     return np.c_[radius * np.cos(theta), radius * np.sin(theta), c * u]
