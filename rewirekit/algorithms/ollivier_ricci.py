@@ -55,6 +55,8 @@ __all__ = ["Measures", "edge_wasserstein", "neighbour_measures", "ollivier_ricci
 
 NBR_TOPK = 3000
 """GraphRicciCurvature's ``nbr_topk``: the neighbours with the largest weights kept in μ_x."""
+_RADIUS_MARGIN = 1e-9
+"""Relative slack on the Dijkstra ball radii (see ``_balls``)."""
 EPSILON = 1e-7
 """GraphRicciCurvature's ``EPSILON``: the uniform-fallback and zero-distance threshold."""
 _MASS_TOL = 1e-14  # mass below this (relative to the measure's total) is not transported
@@ -461,6 +463,9 @@ def _balls(
     np.maximum.at(radius, s_nodes, reach[s_nodes] + np.repeat(edge_length + t_reach, s_len))
     np.maximum.at(radius, x, edge_length)
     centres = np.flatnonzero(radius >= 0)
+    # Dijkstra sums a path's lengths in path order, the bound above in another order: one ulp
+    # can put a needed node outside the ball (an infinite cost). A relative margin keeps it in.
+    radius[centres] *= 1.0 + _RADIUS_MARGIN
     ball_of = np.full(n, -1, dtype=np.int64)
     ball_of[centres] = np.arange(centres.size)
     chunks = min(centres.size, 8 * numba.get_num_threads())

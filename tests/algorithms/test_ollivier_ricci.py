@@ -4,6 +4,7 @@ GraphRicciCurvature 0.6.1 when it is installed, and the input checks."""
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
 import networkx as nx
 import numpy as np
@@ -314,3 +315,22 @@ def test_karate_matches_graphricci(alpha):
     np.testing.assert_allclose(
         ollivier_ricci(edges.T, 34, alpha=alpha), _graphricci(edges, 34, None, alpha), atol=1e-6
     )
+
+
+def test_ball_radius_survives_float_rounding():
+    # The 3-hop neighbourhood of edge (2448, 2548) of the circles kNN graph (n=4000, seed 42,
+    # k=20, lengths = ORC-ManL's ε): a support distance summed along its path came out one ulp
+    # above the ball radius, and the edge's curvature was −inf.
+    case = np.load(Path(__file__).parent / "data" / "orc_ulp_case.npz")
+    edge_index, weight = case["edge_index"], case["weight"]
+    n = int(edge_index.max()) + 1
+    kappa = ollivier_ricci(edge_index, n, weight, alpha=0.0, exp_power=0.0)
+    assert np.isfinite(kappa).all()
+    one_way = edge_index[0] < edge_index[1]
+    rows = np.flatnonzero((edge_index[0] == case["x"]) & (edge_index[1] == case["y"]))
+    only = np.flatnonzero(
+        (edge_index[0][one_way] == min(case["x"], case["y"]))
+        & (edge_index[1][one_way] == max(case["x"], case["y"]))
+    )
+    want = _reference(edge_index[:, one_way].T, n, weight[one_way], alpha=0.0, p=0.0, only=only)
+    assert kappa[rows] == pytest.approx(want, abs=1e-9)
