@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[test,lint,singlecell]'
 	# The curvature reference the tests compare with. GraphRicciCurvature 0.6.1 pins
 	# scipy<=1.13.1, which it does not need: --no-deps keeps the environment as it is.
-	$(BIN)/pip install --quiet -c constraints.txt --no-deps GraphRicciCurvature==0.6.1 networkit==11.3
+	$(BIN)/pip install --quiet -c constraints.txt --no-deps GraphRicciCurvature==0.6.1 networkit==11.3 python-louvain==0.16
 	touch $@
 
 demo: $(STAMP)
