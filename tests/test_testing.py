@@ -37,7 +37,7 @@ def _variant(parent: type[Rewirer], name: str, **attributes) -> type[Rewirer]:
     return type(name, (parent,), {"name": name, "__doc__": doc, **attributes})
 
 
-def _fails(cls: type[Rewirer], check: str, match: str) -> None:
+def _assert_check_fails(cls: type[Rewirer], check: str, match: str) -> None:
     with pytest.raises(AssertionError, match=match):
         CHECKS[check](cls)
 
@@ -54,7 +54,7 @@ def test_the_readme_method_passes_every_check(readme):
 
 def test_an_undeclared_rewire_error_fails(readme):
     broken = _variant(readme, "undeclared", examples=(Example(params={"delete": 1}),))
-    _fails(broken, "output_obeys_contract", "raised RewireError on graph 'edgeless'")
+    _assert_check_fails(broken, "output_obeys_contract", "raised RewireError on graph 'edgeless'")
 
 
 def test_defaults_that_raise_declare_it_in_an_example_without_params(readme):
@@ -65,7 +65,9 @@ def test_defaults_that_raise_declare_it_in_an_example_without_params(readme):
 
     examples = (Example(params={"delete": 1}, raises_on={"edgeless": "no edge to delete"}),)
     strict = _variant(readme, "strict", _rewire=refuse_edgeless, examples=examples)
-    _fails(strict, "output_obeys_contract", "'strict' defaults raised RewireError on graph")
+    _assert_check_fails(
+        strict, "output_obeys_contract", "'strict' defaults raised RewireError on graph"
+    )
     declared = (*examples, Example(params={}, raises_on={"edgeless": "nothing to rewire"}))
     CHECKS["output_obeys_contract"](_variant(strict, "declared", examples=declared))
 
@@ -73,7 +75,7 @@ def test_defaults_that_raise_declare_it_in_an_example_without_params(readme):
 def test_a_declared_error_must_happen(readme):
     declared = {"edgeless": "no edge to delete", "medium": "pretends to fail"}
     example = Example(params={"delete": 1}, raises_on=declared)
-    _fails(
+    _assert_check_fails(
         _variant(readme, "overdeclared", examples=(example,)),
         "output_obeys_contract",
         "ran on graph 'medium', declared to raise",
@@ -81,11 +83,13 @@ def test_a_declared_error_must_happen(readme):
 
 
 def test_methods_must_declare_examples_that_change_a_graph(readme):
-    _fails(_variant(readme, "silent", examples=()), "examples_declared", "declares no examples")
+    _assert_check_fails(
+        _variant(readme, "silent", examples=()), "examples_declared", "declares no examples"
+    )
     idle = _variant(readme, "idle", examples=(Example(params={"delete": 0}),))
-    _fails(idle, "examples_change_the_graph", "left every suite graph unchanged")
+    _assert_check_fails(idle, "examples_change_the_graph", "left every suite graph unchanged")
     typo = _variant(readme, "typo", examples=(Example(params={"delet": 1}),))
-    _fails(typo, "examples_declared", "unknown parameters")
+    _assert_check_fails(typo, "examples_declared", "unknown parameters")
 
 
 def test_the_identity_exemption_is_checked_not_assumed(readme):
@@ -94,7 +98,7 @@ def test_the_identity_exemption_is_checked_not_assumed(readme):
         return RewireOutput(apply_edits(edges, first, _no_edits(), _no_edits()))
 
     fake = _variant(readme, "fake_identity", examples=(), is_identity=True, _rewire=drop_one)
-    _fails(fake, "examples_change_the_graph", "declares is_identity but changed graph")
+    _assert_check_fails(fake, "examples_change_the_graph", "declares is_identity but changed graph")
     CHECKS["examples_change_the_graph"](base.method_class("none"))
 
 
@@ -104,7 +108,7 @@ def test_unseeded_randomness_fails(readme):
         return RewireOutput(apply_edits(edges, drop, _no_edits(), _no_edits()))
 
     unseeded = _variant(readme, "unseeded", _rewire=shuffled)
-    _fails(unseeded, "same_seed_same_output", "different outputs")
+    _assert_check_fails(unseeded, "same_seed_same_output", "different outputs")
 
 
 def test_parameters_must_round_trip(readme):
@@ -113,7 +117,7 @@ def test_parameters_must_round_trip(readme):
         self.delete = check_budget("delete", delete) + 1
 
     shifted = _variant(readme, "shifted", __init__=init)
-    _fails(shifted, "get_params_round_trip", "the clone's params differ")
+    _assert_check_fails(shifted, "get_params_round_trip", "the clone's params differ")
 
 
 def test_outputs_are_checked_against_the_contract(readme):
@@ -122,7 +126,7 @@ def test_outputs_are_checked_against_the_contract(readme):
         return RewireOutput(kept)
 
     one_way = _variant(readme, "one_way", _rewire=directed_output)
-    _fails(one_way, "output_obeys_contract", "directed output")
+    _assert_check_fails(one_way, "output_obeys_contract", "directed output")
 
 
 def test_check_rewirer_lists_every_broken_rule(readme):
