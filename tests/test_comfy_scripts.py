@@ -176,3 +176,22 @@ def test_speed_row_marks_lower_bounds_and_targets(speed):
     louvain = next(r for r in speed.speed_runs("tiny", 2) if r.label == "ComFy[louvain] add")
     info = speed.row("tiny", louvain, speed.OfficialTime(1.0, True), 0.1, (0.5, 0.05))
     assert "info" in info and "target" not in info and "sel. ratio 10x" in info
+
+
+def test_comma_comparison_flags_an_official_run_that_differs(compare, monkeypatch):
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        comma = importlib.import_module("comma_vs_official")
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    ring = torch.tensor([[i, (i + 1) % 12] for i in range(12)] + [[0, 6], [3, 9]]).t()
+    graph = Data(x=torch.eye(12), edge_index=torch.cat([ring, ring.flip(0)], 1), num_nodes=12)
+    monkeypatch.setattr(comma, "load_prepared", lambda name: graph)
+
+    class Unchanged:  # an "official" run that makes no edit
+        @staticmethod
+        def community_rewiring(data, seed, delete, add):
+            return (data,)
+
+    line = comma.compare(Unchanged, "ring", "higher", 2, 1)
+    assert line.endswith("NO") and line.split("|")[1].split() == ["0", "0"]

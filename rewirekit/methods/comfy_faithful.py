@@ -50,8 +50,8 @@ def official_comfy_edits(
     """
     num_nodes = int(labels.size)
     similarity = _float32_cosine(x)
-    graph = _official_graph(edge_index, num_nodes)
-    communities = _community_sets(labels)
+    graph = official_graph(edge_index, num_nodes)
+    communities = community_sets(labels)
     budgets_add, budgets_delete = (
         _official_budgets(communities, add),
         _official_budgets(communities, delete),
@@ -112,7 +112,7 @@ def _pair_array(pairs: list[tuple[int, int]]) -> np.ndarray:
     return np.array(pairs, dtype=np.int64).reshape(-1, 2)
 
 
-def _community_sets(labels: np.ndarray) -> list[set[int]]:
+def community_sets(labels: np.ndarray) -> list[set[int]]:
     """Communities as Python sets built as ``benchmarks/comfy_vs_official.py`` hands them to the
     official code (a set of the sorted member list, copied once); a set's iteration order
     depends on how it was built, and the official means are summed in that order."""
@@ -129,7 +129,7 @@ def _float32_cosine(x: Tensor) -> np.ndarray:
         return (products / (norms * norms.t())).numpy()
 
 
-def _official_graph(edge_index: Tensor, num_nodes: int) -> nx.Graph:
+def official_graph(edge_index: Tensor, num_nodes: int) -> nx.Graph:
     """The graph ``torch_geometric.utils.to_networkx(data, to_undirected=True)`` builds: nodes
     ``0..N-1``, then the columns ``u ≤ v`` of ``edge_index`` in their order."""
     graph = nx.Graph()

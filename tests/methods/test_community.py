@@ -95,3 +95,69 @@ def test_comma_is_seeded():
     a = rewirekit.rewire(data, "comma", add=5, delete=5, seed=0)
     b = rewirekit.rewire(data, "comma", add=5, delete=5, seed=1)
     assert not torch.equal(a.edge_index, b.edge_index)
+
+
+# -- faithful=True: the official code's edits ---------------------------------------------
+def _two_triangles(extra_nodes=0):
+    """Triangles {0,1,2} and {3,4,5} joined by (0,5) and (2,3); communities are the triangles."""
+    pairs = [(0, 1), (0, 2), (1, 2), (3, 4), (3, 5), (4, 5), (0, 5), (2, 3)]
+    data = _graph(pairs, 6 + extra_nodes)
+    labels = np.array([0, 0, 0, 1, 1, 1] + list(range(2, 2 + extra_nodes)))
+    return data, labels
+
+
+def test_faithful_deletions_are_capped_by_the_connected_prefix():
+    from rewirekit.methods.comma_faithful import official_comma_edits
+
+    data, labels = _two_triangles()
+    # edges() lists (0, 5) before (2, 3): the prefix of one keeps the graph connected, of two not
+    added, removed = official_comma_edits(data.edge_index, 6, labels, "higher", 0, 2, seed=0)
+    assert added.shape == (0, 2) and len(removed) == 1
+    assert tuple(removed[0]) in {(0, 5), (2, 3)}
+    # a disconnected input: the official loop stops at once and deletes nothing
+    data, labels = _two_triangles(extra_nodes=1)
+    _, removed = official_comma_edits(data.edge_index, 7, labels, "higher", 0, 2, seed=0)
+    assert removed.shape == (0, 2)
+
+
+def test_faithful_additions_are_drawn_per_community_and_may_fall_short():
+    from rewirekit.methods.comma_faithful import official_comma_edits
+
+    data, labels = _two_triangles()
+    # HigherComMa: both communities are cliques, so all 10·add draws hit existing edges
+    added, _ = official_comma_edits(data.edge_index, 6, labels, "higher", 3, 0, seed=0)
+    assert added.shape == (0, 2)
+    # LowerComMa: 9 pairs between the triangles, 2 of them edges
+    added, _ = official_comma_edits(data.edge_index, 6, labels, "lower", 5, 0, seed=4)
+    pairs = {tuple(p) for p in added.tolist()}
+    assert len(pairs) == len(added) <= 5 and not pairs & _pairs(data)
+    assert all(labels[u] != labels[v] for u, v in pairs)
+
+
+def test_faithful_comma_caps_where_clean_comma_raises_and_reports_it():
+    data = _cliques()
+    with pytest.raises(RewireError, match="delete"):
+        rewirekit.rewire(data, "comma", mode="higher", delete=3)
+    out = rewirekit.rewire(data, "comma", mode="higher", add=2, delete=3, faithful=True)
+    report = out.rewire_report
+    # the first inter-community edge is a bridge: no deletion. One free pair per 5-clique,
+    # hit by a draw with probability 1/10, in at most 20 draws: adds may fall short too
+    assert report.edits_asked == {"add": 2, "delete": 3}
+    made = report.edits_made
+    assert made["delete"] == 0 and made["add"] <= 2
+    asked = report.edits_asked
+    assert report.shortfall == {k: asked[k] - made[k] for k in asked if made[k] < asked[k]}
+
+
+def test_faithful_comma_is_seeded():
+    data = _graph(
+        torch.randint(0, 60, (2, 150), generator=torch.Generator().manual_seed(2)).t().tolist(), 60
+    )
+    runs = [
+        rewirekit.rewire(data, "comma", mode=m, add=5, delete=5, seed=s, faithful=True)
+        for m in ("higher", "lower")
+        for s in (0, 0, 1)
+    ]
+    assert torch.equal(runs[0].edge_index, runs[1].edge_index)
+    assert not torch.equal(runs[0].edge_index, runs[2].edge_index)
+    assert not torch.equal(runs[0].edge_index, runs[3].edge_index)
