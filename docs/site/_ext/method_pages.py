@@ -8,9 +8,9 @@ A page has, in this order:
 * its parameters, from the class docstring (autodoc);
 * our reproduction rows against the paper, read from the committed tables
   ``docs/jdr_reproduction.md``, ``docs/comfy_reproduction.md`` and
-  ``docs/curvature_reproduction.md`` (written by ``benchmarks/reproduce_papers.py``, whose
-  column names and ``PaperRow`` list this module imports); a table row is matched to a method through the
-  script's own ``PaperRow`` list, so the mapping is never retyped here;
+  ``docs/curvature_reproduction.md`` (written by ``benchmarks/reproduce_papers.py``); the
+  column names and the row-to-method mapping come from that script's ``COLUMNS`` and
+  ``PaperRow`` lists, so neither is retyped here;
 * the rewiring times recorded in the committed per-split rows
   ``docs/reproduction_runs.csv.gz``.
 
