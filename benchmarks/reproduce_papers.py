@@ -1049,9 +1049,9 @@ file).
 - **sdrf** / **borf** rows (the curvature table): published figures of the curvature
   papers, under protocols that are not rewirekit presets; listed, not run.
 - Graphs lose self-loops and duplicate edges and are made undirected, except that the jdr
-  rows keep Actor directed, as the official JDR code does. Chameleon and Squirrel use the
-  geom-gcn edges made undirected, as the raw edge files the JDR paper used are not
-  available offline.
+  rows keep Actor directed, as the official JDR code does. On the jdr rows Chameleon and
+  Squirrel use the geom-gcn edges made undirected, as the raw edge files the JDR paper used
+  are not available offline.
 - **n** is our number of splits and **target** the number at which a row gets a verdict:
   100 (the papers' number), 30 on the ComFy paper's rewired rows, 20 on every row of
   Computers, Photo and (the JDR paper's) Squirrel. **matches** is `yes` when our interval
@@ -1064,10 +1064,10 @@ file).
   that both our row and our no-rewiring row ran of their difference in test accuracy
   (points), with its 95% bootstrap CI (percentile, 1000 resamples); the number of pairs is
   shown when it is not n. A rewiring that changes nothing reads `+0.00 [+0.00, +0.00]`.
-- **edits made / asked**: the row's method run once on the row's graph (its parameters,
-  seed 0: the runner rewires a cell once for all its splits), edges added and deleted by
-  its `rewire_report` against its budgets (`docs/reproduction_graphs.csv`, measured by
-  `--measure-graphs`).
+- **edits made / asked**: the row's method run once on the row's graph with the row's
+  parameters (a seeded method keeps its default seed, 0, as in the runs: the runner rewires a
+  cell once for all its splits), edges added and deleted by its `rewire_report` against
+  its budgets (`docs/reproduction_graphs.csv`, measured by `--measure-graphs`).
 - A note on a `no` row gives a known data difference or arithmetic on the paper's value;
   anything else reads "not explained".
 
