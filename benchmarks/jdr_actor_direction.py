@@ -26,7 +26,7 @@ from rewirekit.bench.stats import PairedComparison, paired_comparison
 from rewirekit.bench.store import ResultStore, RunRecord
 from rewirekit.datasets import load, standardize
 
-PAPER = next(r for r in JDR_REWIRED if r.dataset == "actor" and r.model == "gcn")
+PAPER = next(r for r in JDR_REWIRED if (r.dataset, r.label) == ("actor", "GCN+JDR"))
 
 
 def lower_triangle_graph() -> Data:

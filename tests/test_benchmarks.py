@@ -327,6 +327,17 @@ def test_actor_lower_triangle_graph_holds_the_pairs_eigh_reads():
     assert len(pairs) == 14_934
 
 
+def test_actor_direction_pairs_the_two_stores_by_split():
+    _script("reproduce_papers")
+    script = _script("jdr_actor_direction")
+    lower = [_record("jdr", {}, i, acc, "actor") for i, acc in enumerate([0.40, 0.42, 0.38])]
+    symmetrised = [_record("jdr", {}, i, acc, "actor") for i, acc in enumerate([0.39, 0.41])]
+    difference = script.paired(lower, symmetrised)  # split 2 has no partner
+    assert difference.n == 2 and difference.mean_diff == pytest.approx(1.0)
+    assert script.paired(lower, lower).mean_diff == 0.0
+    assert (script.PAPER.method, script.PAPER.mean) == ("jdr", 40.47)  # the GCN+JDR row
+
+
 def test_arpack_threads_smoke(monkeypatch, capsys):
     monkeypatch.syspath_prepend(str(BENCHMARKS))
     _script("arpack_threads").main(
