@@ -7,7 +7,7 @@ DOCS_STAMP := $(VENV)/.docs-installed
 # Offline datasets: the shared folder beside this checkout, unless REWIREKIT_DATA says otherwise.
 export REWIREKIT_DATA ?= $(abspath ../shared/datasets)
 
-.PHONY: install demo test lint docs
+.PHONY: install demo test lint docs tables
 
 install: $(STAMP)
 
@@ -30,6 +30,10 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+
+# Every reproduction table in docs/, from the committed per-split rows alone (no training).
+tables: $(STAMP)
+	$(BIN)/python benchmarks/reproduce_papers.py --all --stored-only --runs-file docs/reproduction_runs.csv.gz
 
 $(DOCS_STAMP): $(STAMP)
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[docs]'

@@ -24,11 +24,16 @@ TABLE = Path(__file__).resolve().parents[1] / "docs" / "jdr_reproduction.md"
 
 
 def paper_value(label: str) -> str:
-    """The paper's cell of the committed table row (jdr, dense, gcn, texas, ``label``)."""
-    for line in TABLE.read_text(encoding="utf-8").splitlines():
-        cells = [c.strip() for c in line.strip("|").split("|")]
+    """The "paper" cell of the committed table row (jdr, dense, gcn, texas, ``label``)."""
+    rows = [
+        [c.strip() for c in line.strip().strip("|").split("|")]
+        for line in TABLE.read_text(encoding="utf-8").splitlines()
+        if line.startswith("| ")
+    ]
+    column = rows[0].index("paper")  # the header row names the columns
+    for cells in rows[1:]:
         if cells[:5] == ["jdr", "dense", "gcn", "texas", label]:
-            return cells[6]
+            return cells[column]
     raise LookupError(f"no row {label!r} for GCN on Texas in {TABLE}")
 
 

@@ -445,15 +445,24 @@ def report(
     output: OutputFormat = typer.Option(OutputFormat.table, "--format", "-f"),
     dataset: str | None = typer.Option(None, help="Only this dataset."),
     versus: str | None = typer.Option(
-        None, help="Also compare every method with this one on shared splits (e.g. 'none')."
+        None,
+        help="Instead, compare every method with this one (e.g. 'none'), paired on the "
+        "splits and seeds both ran.",
     ),
 ) -> None:
-    """Print the stored results, aggregated over splits and seeds."""
+    """Print the stored results, aggregated over splits and seeds.
+
+    With --versus, print only paired comparisons: each method's mean difference from the
+    baseline over the (split, seed) pairs both ran, with its 95% bootstrap CI.
+    """
     from rewirekit.bench.report import (
         compare_to_baseline,
+        method_label,
         summarize_records,
         to_csv,
         to_markdown,
+        to_paired_csv,
+        to_paired_markdown,
         to_paired_table,
         to_rich_table,
     )
@@ -466,15 +475,31 @@ def report(
     with ResultStore(store) as results:
         filters = {"dataset": dataset.lower()} if dataset else {}
         records = list(results.records(**filters))
-    rows = summarize_records(records)
+    if versus is None:
+        rows = summarize_records(records)
+        if output is OutputFormat.markdown:
+            print(to_markdown(rows), end="")
+        elif output is OutputFormat.csv:
+            print(to_csv(rows), end="")
+        else:
+            console.print(to_rich_table(rows, title=str(store)))
+        return
+    paired = compare_to_baseline(records, versus)
     if output is OutputFormat.markdown:
-        print(to_markdown(rows), end="")
+        print(to_paired_markdown(paired), end="")
     elif output is OutputFormat.csv:
-        print(to_csv(rows), end="")
+        print(to_paired_csv(paired), end="")
     else:
-        console.print(to_rich_table(rows, title=str(store)))
-    if versus is not None:
-        console.print(to_paired_table(compare_to_baseline(records, versus)))
+        console.print(to_paired_table(paired))
+    compared = {r.method for r in paired} | {versus}
+    left = sorted({method_label(r) for r in records} - compared)
+    if left:
+        err_console.print(
+            f"not compared (fewer than 2 (split, seed) pairs shared with {versus}): "
+            + ", ".join(left),
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 @app.command()

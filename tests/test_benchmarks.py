@@ -21,40 +21,47 @@ def _script(name: str):
     return module
 
 
+ROOT = BENCHMARKS.parent
+
+
+def _table_rows(text: str) -> list[dict[str, str]]:
+    script = sys.modules["reproduce_papers"]
+    lines = [line for line in text.splitlines() if line.startswith("| ")]
+    rows = [[c.strip() for c in line.strip().strip("|").split(" | ")] for line in lines]
+    assert rows[0] == list(script.COLUMNS)  # the header
+    return [dict(zip(script.COLUMNS, row, strict=True)) for row in rows[1:]]
+
+
 def test_reproduce_baselines_smoke(tmp_path):
     if not available_offline("texas"):
         pytest.skip("texas is not in $REWIREKIT_DATA")
     script = _script("reproduce_papers")
     out = tmp_path / "baselines.md"
-    args = [
-        "--table",
-        "baselines",
-        "--store",
-        str(tmp_path / "b.db"),
-        "--splits",
-        "2",
-        "--datasets",
-        "texas",
-        "--out",
-        str(out),
-    ]
+    graphs = ["--graphs-file", str(tmp_path / "graphs.csv")]
+    args = ["--table", "baselines", "--store", str(tmp_path / "b.db"), "--splits", "2"]
+    args += ["--datasets", "texas", "--out", str(out), *graphs]
     assert script.main(args) == 0
-    rows = [
-        line
-        for line in out.read_text().splitlines()
-        if line.startswith("| jdr") or line.startswith("| comfy")
+    rows = _table_rows(out.read_text())
+    assert [(r["preset"], r["model"]) for r in rows] == [
+        ("jdr", "gcn"),
+        ("jdr", "gprgnn"),
+        ("comfy", "gcn"),
     ]
-    assert len(rows) == 3  # JDR GCN + GPRGNN (dense) and ComFy GCN
-    assert all("| 2 |" in row for row in rows)
+    # two splits of a 100-split target: no verdict yet
+    assert all(r["n"] == "2" and r["target"] == "100" for r in rows)
+    assert all(r["matches"] == "pending (n=2)" for r in rows)
+    assert (tmp_path / "graphs.csv").read_text().count("texas") == 3  # test set sizes
     # A second run trains nothing: every row is in the store.
     assert script.main(args + ["--stored-only"]) == 0
-    assert out.read_text().count("| 2 |") == 3
-    # The rows travel in a CSV: a fresh store gets them back without training.
+    assert _table_rows(out.read_text()) == rows
+    # The rows travel in a CSV: a training run writes the store to it, and --stored-only
+    # tabulates that file alone, whatever the store holds.
     runs = tmp_path / "runs.csv.gz"
-    assert script.main(args + ["--stored-only", "--runs-file", str(runs)]) == 0
-    fresh = ["--store", str(tmp_path / "fresh.db"), "--runs-file", str(runs), "--stored-only"]
-    assert script.main(args[:2] + fresh + args[4:]) == 0
-    assert out.read_text().count("| 2 |") == 3
+    assert script.main(args + ["--runs-file", str(runs)]) == 0
+    fresh = args[:2] + ["--store", str(tmp_path / "other.db")] + args[4:]
+    assert script.main(fresh + ["--stored-only", "--runs-file", str(runs)]) == 0
+    assert _table_rows(out.read_text()) == rows
+    assert not (tmp_path / "other.db").exists()
 
 
 def test_reproduce_jdr_rows_smoke(tmp_path):
@@ -62,24 +69,157 @@ def test_reproduce_jdr_rows_smoke(tmp_path):
         pytest.skip("texas is not in $REWIREKIT_DATA")
     script = _script("reproduce_papers")
     out = tmp_path / "jdr.md"
-    args = [
-        "--table",
-        "jdr",
-        "--store",
-        str(tmp_path / "j.db"),
-        "--splits",
-        "2",
-        "--datasets",
-        "texas",
-        "--models",
-        "gcn",
-        "--out",
-        str(out),
-    ]
+    args = ["--table", "jdr", "--store", str(tmp_path / "j.db"), "--splits", "2"]
+    args += ["--datasets", "texas", "--models", "gcn", "--out", str(out)]
+    args += ["--graphs-file", str(tmp_path / "graphs.csv")]
     assert script.main(args) == 0
-    rows = [line for line in out.read_text().splitlines() if line.startswith("| jdr")]
-    assert [row.split("|")[5].strip() for row in rows] == ["base", "GCN+JDR"]
-    assert all("| 2 |" in row for row in rows)
+    rows = _table_rows(out.read_text())
+    assert [r["method"] for r in rows] == ["base", "GCN+DIGL", "GCN+FoSR", "GCN+BORF", "GCN+JDR"]
+    base, digl, _, _, jdr = rows
+    assert base["n"] == jdr["n"] == "2"
+    assert digl["matches"] == "not run" and "does not encode" in digl["note"]
+    assert jdr["paper Δ"] == "+9.50"  # 85.12 - 75.62
+    assert jdr["Δ vs base (paired, 95% CI)"].startswith(("+", "-"))  # two shared splits
+
+
+def _record(method: str, params: dict, split: int, acc: float, dataset: str = "texas"):
+    from rewirekit.bench.store import RunKey, RunRecord, params_hash
+
+    key = RunKey(dataset, "comfy", split, method, params_hash(params), "gcn", "comfy", 0)
+    return RunRecord(key, params, acc, acc, 0.1, 0.1, 100, {})
+
+
+def test_an_unchanged_graph_shows_an_exact_zero_gain_and_verdicts_wait_for_the_target(
+    tmp_path,
+):
+    """Texas ComFyDel's best budget deletes nothing: its runs equal the baseline's."""
+    script = _script("reproduce_papers")
+    row = next(
+        r
+        for r in script.COMFY_REWIRED
+        if (r.label, r.dataset, r.variant) == ("ComFyDel", "texas", "default")
+    )
+    assert row.candidates == ({"delete": 0, "communities": "louvain"},)
+    accs = [0.5 + 0.01 * (i % 7) for i in range(row.target)]
+    with script.ResultStore(tmp_path / "s.db") as store:
+        for i, acc in enumerate(accs):
+            store.put(_record("none", {}, i, acc))
+            store.put(_record("comfy", row.candidates[0], i, acc))
+        facts = script.GraphFactsFile(tmp_path / "graphs.csv")
+        reproduction = script.Reproduction(store, None, facts, stored_only=True)
+        base = next(r for r in script.COMFY_BASELINES if r.dataset == "texas")
+        results = [reproduction.result(base), reproduction.result(row)]
+        short = script.Reproduction(store, row.target - 1, facts, stored_only=True)
+        pending = short.result(row)
+    paper_bases = {base.cell: base}
+    cells = _table_rows(script.to_markdown(results, paper_bases))[1]
+    assert cells["Δ vs base (paired, 95% CI)"] == "+0.00 [+0.00, +0.00]"
+    assert cells["paper Δ"] == "+29.72"  # 64.86 - 35.14
+    assert cells["n"] == "30" and cells["matches"] in ("yes", "no")
+    assert cells["edits made / asked"] == "not measured"  # no graphs file entry
+    cells = _table_rows(script.to_markdown([pending], paper_bases))[0]
+    assert cells["matches"] == "pending (n=29)" and cells["note"] == ""
+
+
+def test_rows_carry_their_target_number_of_splits():
+    script = _script("reproduce_papers")
+    rows = {
+        (r.preset, r.split, r.model, r.dataset, r.label, r.variant): r
+        for t in script.TABLES.values()
+        for r in t
+    }
+    assert rows["jdr", "sparse", "gcn", "cora", "base", ""].target == 100
+    assert rows["jdr", "sparse", "gcn", "computers", "base", ""].target == 20
+    assert rows["jdr", "sparse", "gprgnn", "photo", "GPRGNN+JDR", ""].target == 20
+    assert rows["jdr", "dense", "gcn", "squirrel", "base", ""].target == 20
+    assert rows["jdr", "dense", "gcn", "texas", "GCN+JDR", ""].target == 100
+    assert rows["comfy", "comfy", "gcn", "cora", "base", ""].target == 100
+    assert rows["comfy", "comfy", "gcn", "cora", "FeaStAdd", ""].target == 30
+    assert rows["comfy", "comfy", "gcn", "squirrel_filtered", "ComFyAdd", "faithful"].target == 30
+
+
+def test_verdict_only_at_the_target():
+    script = _script("reproduce_papers")
+    from rewirekit.bench.report import SummaryRow
+
+    paper = next(r for r in script.COMFY_BASELINES if r.dataset == "cora")  # 86.12 ± 0.36
+
+    def ours(n: int, mean: float) -> SummaryRow:
+        return SummaryRow(
+            "cora", "comfy", "comfy", "gcn", "none", n, mean, mean - 0.3, mean + 0.3, 0.3, 0, 0, 0
+        )
+
+    assert script.verdict(paper, None) == "not run"
+    assert script.verdict(paper, ours(99, 86.12)) == "pending (n=99)"
+    assert script.verdict(paper, ours(100, 86.12)) == "yes"
+    assert script.verdict(paper, ours(100, 90.0)) == "no"
+
+
+def test_comfy_rows_appear_faithful_and_default_with_the_stores_params():
+    script = _script("reproduce_papers")
+    comfy = [r for r in script.COMFY_REWIRED if r.method == "comfy"]
+    assert len(comfy) == 3 * 2 * len(script.COMFY_DATASETS)
+    for r in comfy:
+        (params,) = r.candidates
+        budgets = {k: v for k, v in params.items() if k in ("add", "delete")}
+        expected = {**budgets, "communities": "louvain"}
+        if r.variant == "faithful":
+            expected["faithful"] = True
+        else:
+            assert r.variant == "default"
+        assert params == expected
+        assert set(budgets) == {"add", "delete"} & {
+            "add" if "Add" in r.label else "",
+            "delete" if "Del" in r.label else "",
+        }
+    comma = [r for r in script.COMFY_REWIRED if r.method == "comma"]
+    assert comma and all(r.variant == "no faithful mode" for r in comma)
+    assert len({(r.label, r.dataset) for r in comma}) == len(comma)  # once each
+
+
+def test_graph_facts_file_round_trips_and_formats_the_edits(tmp_path):
+    script = _script("reproduce_papers")
+    row = next(r for r in script.COMFY_REWIRED if r.label == "ComFyAddDel")
+    facts = script.GraphFacts(37, {"add": 10, "delete": 10}, {"add": 10, "delete": 3})
+    path = tmp_path / "g.csv"
+    script.GraphFactsFile(path).put(row, row.candidates[0], facts)
+    text = path.read_text()
+    again = script.GraphFactsFile(path)
+    assert again.get(row, row.candidates[0]) == facts
+    assert again.get(row, {}) is None
+    assert facts.edits_text() == "add 10/10, delete 3/10"
+    assert script.GraphFacts(37, {}, {}).edits_text() == "—"
+    again.put(row, row.candidates[0], facts)
+    assert path.read_text() == text  # the same facts give the same bytes
+
+
+def test_measured_edits_come_from_the_rewire_report():
+    if not available_offline("cornell"):
+        pytest.skip("cornell is not in $REWIREKIT_DATA")
+    script = _script("reproduce_papers")
+    row = next(
+        r
+        for r in script.COMFY_REWIRED
+        if (r.label, r.dataset, r.variant) == ("ComFyAdd", "cornell", "default")
+    )
+    facts = script.measure_graph(row, row.candidates[0])
+    assert facts.asked == {"add": 10}
+    assert facts.made == {"add": 10}  # the default spends the whole budget
+    assert facts.test_nodes == 37
+
+
+def test_committed_tables_are_regenerated_from_the_committed_rows(tmp_path):
+    """`make tables` output, byte for byte: no table may go stale against its rows."""
+    script = _script("reproduce_papers")
+    args = ["--all", "--stored-only", "--runs-file", str(ROOT / "docs/reproduction_runs.csv.gz")]
+    args += ["--graphs-file", str(ROOT / "docs/reproduction_graphs.csv")]
+    args += ["--out-dir", str(tmp_path), "--store", str(tmp_path / "unused.db")]
+    assert script.main(args) == 0
+    for name in script.TABLE_FILES.values():
+        committed = (ROOT / "docs" / name).read_text(encoding="utf-8")
+        assert (tmp_path / name).read_text(encoding="utf-8") == committed, (
+            f"docs/{name} differs from its rows: run `make tables` and commit it"
+        )
 
 
 def test_budget_selection_keeps_the_best_validation_candidate(tmp_path):
@@ -90,15 +230,17 @@ def test_budget_selection_keeps_the_best_validation_candidate(tmp_path):
         r for r in script.TABLES["comfy"] if r.label == "ProxyAddMax" and r.dataset == "texas"
     )
     assert len(row.candidates) == 5
-    row = script.PaperRow(**{**row.__dict__, "candidates": row.candidates[:2], "splits": 2})
+    row = script.PaperRow(**{**row.__dict__, "candidates": row.candidates[:2]})
+    facts = script.GraphFactsFile(tmp_path / "graphs.csv")
     with script.ResultStore(tmp_path / "c.db") as store:
-        result = script.Reproduction(store, 2).result(row)
+        result = script.Reproduction(store, 2, facts).result(row)
         summaries = script.summarize_records(store.records(split_id=0)) + script.summarize_records(
             store.records(split_id=1)
         )
     assert result.summary is not None and result.summary.n == 2
     assert result.params in row.candidates
     assert len({s.method for s in summaries}) == 2  # both candidates ran on the selection splits
+    assert result.facts is not None and result.facts.asked == {"add": result.params["add"]}
 
 
 _FAKE_OFFICIAL = '''
@@ -183,6 +325,17 @@ def test_actor_lower_triangle_graph_holds_the_pairs_eigh_reads():
     pairs = set((src * n + dst)[src > dst].tolist())
     assert pairs == set((directed[0] * n + directed[1])[directed[0] > directed[1]].tolist())
     assert len(pairs) == 14_934
+
+
+def test_actor_direction_pairs_the_two_stores_by_split():
+    _script("reproduce_papers")
+    script = _script("jdr_actor_direction")
+    lower = [_record("jdr", {}, i, acc, "actor") for i, acc in enumerate([0.40, 0.42, 0.38])]
+    symmetrised = [_record("jdr", {}, i, acc, "actor") for i, acc in enumerate([0.39, 0.41])]
+    difference = script.paired(lower, symmetrised)  # split 2 has no partner
+    assert difference.n == 2 and difference.mean_diff == pytest.approx(1.0)
+    assert script.paired(lower, lower).mean_diff == 0.0
+    assert (script.PAPER.method, script.PAPER.mean) == ("jdr", 40.47)  # the GCN+JDR row
 
 
 def test_arpack_threads_smoke(monkeypatch, capsys):

@@ -84,6 +84,32 @@ def test_bench_synthetic_json_report_and_plot(tmp_path):
     assert out.exit_code == 0 and "Wilcoxon" in out.stdout and "random" in out.stdout
 
 
+def test_report_versus_prints_only_paired_rows(tmp_path):
+    from rewirekit.bench.store import ResultStore, RunKey, RunRecord, params_hash
+
+    store = tmp_path / "r.db"
+    accs = [0.61, 0.64, 0.66, 0.70]
+    with ResultStore(store) as results:
+        for method, params, shift in (("none", {}, 0), ("random", {"add": 0}, 0)):
+            for split, acc in enumerate(accs):
+                key = RunKey("texas", "dense", split, method, params_hash(params), "gcn", "jdr", 0)
+                results.put(RunRecord(key, params, acc + shift, acc, 0.0, 0.1, 10, {}))
+        # a method on one split only: it shares too few pairs to be compared
+        key = RunKey("texas", "dense", 0, "feast", params_hash({"add": 1}), "gcn", "jdr", 0)
+        results.put(RunRecord(key, {"add": 1}, 0.9, 0.9, 0.0, 0.1, 10, {}))
+    out = runner.invoke(
+        app, ["report", "--store", str(store), "--versus", "none", "-f", "markdown"]
+    )
+    assert out.exit_code == 0, out.output
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("| dataset | split | model | method | vs | n | Δ (95% CI)")
+    assert lines[2:] == [
+        "| texas | dense | gcn | random(add=0) | none | 4 | +0.00 [+0.00, +0.00] | 1 | 0/0/4 |"
+    ]
+    assert "test acc" not in out.stdout  # no unpaired summary beside the comparison
+    assert "not compared" in out.stderr and "feast(add=1)" in out.stderr
+
+
 def test_diagnose_before_and_after():
     if not available_offline("texas"):
         pytest.skip("texas is not in $REWIREKIT_DATA")

@@ -27,8 +27,12 @@ def test_every_committed_row_belongs_to_a_registered_method(pages):
     # the two reproduced papers cover these methods; a lost mapping would drop their rows
     for name in ("none", "jdr", "feast", "comfy", "comma", "fosr", "proxy_add", "proxy_delete"):
         assert rows[name], f"no reproduction row found for {name}"
-    assert {r.cells["label"] for r in rows["proxy_add"]} == {"ProxyAddMax", "ProxyAddMin"}
-    assert all(r.cells["label"] == "base" for r in rows["none"])
+    assert {r.cells["method"] for r in rows["proxy_add"]} == {"ProxyAddMax", "ProxyAddMin"}
+    assert all(r.cells["method"] == "base" for r in rows["none"])
+    # ComFy rows twice (faithful and default), listed paper rows we do not run included
+    assert {r.cells["variant"] for r in rows["comfy"]} == {"faithful", "default"}
+    for name in ("digl", "sdrf", "borf"):
+        assert rows[name] and all(r.cells["matches"] == "not run" for r in rows[name])
     # a cell reproduced in two tables is shown once
     keys = [
         tuple(r.cells[c] for c in ("preset", "split", "model", "dataset")) for r in rows["none"]

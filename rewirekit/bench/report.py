@@ -87,10 +87,14 @@ class PairedRow:
     comparison: PairedComparison
 
 
-def compare_to_baseline(records: Iterable[RunRecord], baseline: str = "none") -> list[PairedRow]:
+def compare_to_baseline(
+    records: Iterable[RunRecord], baseline: str = "none", *, test: bool = True
+) -> list[PairedRow]:
     """Paired comparison of every method with ``baseline`` (a method label such as ``none``)
     within each (dataset, split preset, training preset, model): test accuracies are paired
-    by (split id, seed), so split-to-split variance cancels out."""
+    by (split id, seed), so split-to-split variance cancels out. Methods sharing fewer than
+    two pairs with the baseline are left out. ``test=False`` skips the Wilcoxon test (see
+    :func:`~rewirekit.bench.stats.paired_comparison`)."""
     groups: dict[tuple, dict[str, dict[tuple, float]]] = defaultdict(lambda: defaultdict(dict))
     for r in records:
         k = r.key
@@ -105,9 +109,38 @@ def compare_to_baseline(records: Iterable[RunRecord], baseline: str = "none") ->
             shared = sorted(set(accs) & set(base))
             if method == baseline or len(shared) < 2:
                 continue
-            comparison = paired_comparison([accs[s] for s in shared], [base[s] for s in shared])
+            comparison = paired_comparison(
+                [accs[s] for s in shared], [base[s] for s in shared], test=test
+            )
             rows.append(PairedRow(dataset, split, training, model, method, baseline, comparison))
     return rows
+
+
+def paired_text(comparison: PairedComparison) -> str:
+    """``"+1.23 [+0.40, +2.01]"``: the mean paired difference and its 95% CI, in points.
+
+    Identical accuracies on every pair give exactly ``+0.00 [+0.00, +0.00]`` (the
+    differences are exact zeros, and so is every bootstrap mean)."""
+    c = comparison
+    return f"{c.mean_diff:+.2f} [{c.ci_low:+.2f}, {c.ci_high:+.2f}]"
+
+
+_PAIRED_COLUMNS = ("dataset", "split", "model", "method", "vs", "n", "Δ (95% CI)", "p", "W/L/T")
+
+
+def _paired_cells(row: PairedRow) -> tuple[str, ...]:
+    c = row.comparison
+    return (
+        row.dataset,
+        row.split_preset,
+        row.model,
+        row.method,
+        row.baseline,
+        str(c.n),
+        paired_text(c),
+        f"{c.p_value:.3g}",
+        f"{c.wins}/{c.losses}/{c.ties}",
+    )
 
 
 def to_paired_table(rows: list[PairedRow]) -> Table:
@@ -116,22 +149,31 @@ def to_paired_table(rows: list[PairedRow]) -> Table:
         caption="Δ = method − baseline, test accuracy points; 95% bootstrap CI; "
         "Wilcoxon signed-rank p",
     )
-    for col in ("dataset", "split", "model", "method", "vs", "n", "Δ (95% CI)", "p", "W/L/T"):
+    for col in _PAIRED_COLUMNS:
         table.add_column(col, justify="left" if col in ("dataset", "method", "vs") else "right")
     for r in rows:
-        c = r.comparison
-        table.add_row(
-            r.dataset,
-            r.split_preset,
-            r.model,
-            r.method,
-            r.baseline,
-            str(c.n),
-            f"{c.mean_diff:+.2f} [{c.ci_low:+.2f}, {c.ci_high:+.2f}]",
-            f"{c.p_value:.3g}",
-            f"{c.wins}/{c.losses}/{c.ties}",
-        )
+        table.add_row(*_paired_cells(r))
     return table
+
+
+def to_paired_markdown(rows: list[PairedRow]) -> str:
+    """The paired comparisons as a Markdown table (the columns of :func:`to_paired_table`)."""
+    lines = ["| " + " | ".join(_PAIRED_COLUMNS) + " |", "|" + "---|" * len(_PAIRED_COLUMNS)]
+    lines += ["| " + " | ".join(_paired_cells(row)) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def to_paired_csv(rows: list[PairedRow]) -> str:
+    """One CSV line per paired comparison, with every field of :class:`PairedComparison`."""
+    buffer = io.StringIO()
+    names = ["dataset", "split_preset", "training_preset", "model", "method", "baseline"]
+    names += list(PairedComparison.__dataclass_fields__)
+    writer = csv.DictWriter(buffer, fieldnames=names, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        fields = {k: v for k, v in asdict(row).items() if k != "comparison"}
+        writer.writerow({**fields, **asdict(row.comparison)})
+    return buffer.getvalue()
 
 
 _COLUMNS = (

@@ -137,13 +137,9 @@ def run_benchmark(
             for _ in range(len(keys) - len(missing)):
                 progress.advance(f"{dataset.key} {model} {method.label} (stored)")
         if missing:
-            undirected = not (
-                training.keeps_direction(dataset.preset_name)
-                and method_class(method.name).supports_directed
-            )
+            undirected = _undirected(dataset, method, training)
             if (dataset.key, undirected) not in prepared:
-                graph = standardize(dataset.load(), undirected=undirected)
-                prepared[dataset.key, undirected] = split_preset.prepare(graph)
+                prepared[dataset.key, undirected] = _prepared(dataset, undirected, split_preset)
             for record in _run_cell(
                 prepared[dataset.key, undirected],
                 dataset,
@@ -161,6 +157,41 @@ def run_benchmark(
     return records
 
 
+def rewire_cell(
+    dataset: DatasetSpec, model: str, method: MethodSpec, split_preset: str, training_preset: str
+) -> Data:
+    """The graph one cell of a benchmark trains on: ``dataset`` standardised and prepared
+    by the split and training presets exactly as :func:`run_benchmark` prepares it, then
+    rewired by ``method`` (the result carries its ``rewire_report``). The runner rewires a
+    cell once for all its splits, so this is the graph behind every row of the cell."""
+    split = get_split_preset(split_preset)
+    training = get_training_preset(training_preset)
+    data = _prepared(dataset, _undirected(dataset, method, training), split)
+    return get_method(method.name, **method.params)(
+        _method_input(data, dataset, model, method, training)
+    )
+
+
+def _undirected(dataset: DatasetSpec, method: MethodSpec, training: Any) -> bool:
+    """Whether the cell's graph is made undirected: unless the training preset keeps the
+    dataset directed and the method accepts directed input."""
+    return not (
+        training.keeps_direction(dataset.preset_name)
+        and method_class(method.name).supports_directed
+    )
+
+
+def _prepared(dataset: DatasetSpec, undirected: bool, split_preset: Any) -> Data:
+    return split_preset.prepare(standardize(dataset.load(), undirected=undirected))
+
+
+def _method_input(
+    data: Data, dataset: DatasetSpec, model: str, method: MethodSpec, training: Any
+) -> Data:
+    """The prepared graph as the training preset hands it to the method."""
+    return training.prepare(data, dataset.preset_name, model, rewired=method.name != "none")
+
+
 def _run_cell(
     data: Data,
     dataset: DatasetSpec,
@@ -172,7 +203,7 @@ def _run_cell(
     versions: dict[str, str],
 ) -> Iterator[RunRecord]:
     rewired = method.name != "none"
-    data = training.prepare(data, dataset.preset_name, model, rewired=rewired)
+    data = _method_input(data, dataset, model, method, training)
     start = time.perf_counter()
     data = get_method(method.name, **method.params)(data)
     rewire_seconds = time.perf_counter() - start

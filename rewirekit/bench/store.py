@@ -17,7 +17,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import IO, Any
 
@@ -260,4 +260,4 @@ def _open_text(path: Path, mode: str) -> IO[str]:
 
 
 def astuple_key(key: RunKey) -> tuple:
-    return tuple(asdict(key)[c] for c in _KEY_COLUMNS)
+    return tuple(getattr(key, c) for c in _KEY_COLUMNS)

@@ -1,10 +1,15 @@
+import math
+
 import pytest
 
 from rewirekit.bench.report import (
     compare_to_baseline,
+    paired_text,
     summarize_records,
     to_csv,
     to_markdown,
+    to_paired_csv,
+    to_paired_markdown,
     to_sweep_table,
 )
 from rewirekit.bench.store import RunKey, RunRecord, params_hash
@@ -53,3 +58,30 @@ def test_sweep_table_has_a_row_per_value():
     rows = summarize_records(_records())
     table = to_sweep_table([(0.5, rows[0]), (0.5, rows[1]), (-0.5, rows[0])])
     assert table.row_count == 2 and len(table.columns) == 3
+
+
+def test_identical_runs_give_an_exact_zero_difference():
+    base = [0.70, 0.71, 0.74, 0.74, 0.78]
+    records = [_record("none", {}, i, a) for i, a in enumerate(base)]
+    records += [_record("random", {"add": 0}, i, a) for i, a in enumerate(base)]
+    (row,) = compare_to_baseline(records, "none")
+    c = row.comparison
+    assert (c.mean_diff, c.ci_low, c.ci_high) == (0.0, 0.0, 0.0)
+    assert (c.wins, c.losses, c.ties) == (0, 0, 5) and c.p_value == 1.0
+    assert paired_text(c) == "+0.00 [+0.00, +0.00]"
+
+
+def test_paired_rows_pair_by_split_and_skip_the_wilcoxon_test_on_request():
+    records = _records()[:-1]  # the baseline lacks split 4: four pairs remain
+    (row,) = compare_to_baseline(records, "none", test=False)
+    assert row.comparison.n == 4 and math.isnan(row.comparison.p_value)
+    assert paired_text(row.comparison) == "+2.00 [+2.00, +2.00]"
+
+
+def test_paired_markdown_and_csv_carry_every_comparison():
+    rows = compare_to_baseline(_records(), "none")
+    markdown, csv = to_paired_markdown(rows), to_paired_csv(rows)
+    assert "| random(add=5) | none | 5 | +2.00 [+2.00, +2.00] |" in markdown
+    header, line = csv.splitlines()
+    assert header.startswith("dataset,split_preset,training_preset,model,method,baseline,n")
+    assert line.startswith("cora,sparse,jdr,gcn,random(add=5),none,5,2.0")

@@ -7,9 +7,10 @@ A page has, in this order:
 * how to call it, with the parameters of its first conformance ``Example``;
 * its parameters, from the class docstring (autodoc);
 * our reproduction rows against the paper, read from the committed tables
-  ``docs/jdr_reproduction.md`` and ``docs/comfy_reproduction.md`` (written by
-  ``benchmarks/reproduce_papers.py``); a table row is matched to a method through the
-  script's own ``PaperRow`` list, so the mapping is never retyped here;
+  ``docs/jdr_reproduction.md``, ``docs/comfy_reproduction.md`` and
+  ``docs/curvature_reproduction.md`` (written by ``benchmarks/reproduce_papers.py``); the
+  column names and the row-to-method mapping come from that script's ``COLUMNS`` and
+  ``PaperRow`` lists, so neither is retyped here;
 * the rewiring times recorded in the committed per-split rows
   ``docs/reproduction_runs.csv.gz``.
 
@@ -34,26 +35,15 @@ if TYPE_CHECKING:  # the page builders run (and are tested) without Sphinx insta
     from sphinx.application import Sphinx
 
 ROOT = Path(__file__).resolve().parents[3]
-#: The committed tables, in the order their rows are shown.
-TABLE_FILES = ("docs/jdr_reproduction.md", "docs/comfy_reproduction.md")
+sys.path.insert(0, str(ROOT))
+from benchmarks.reproduce_papers import COLUMNS, TABLE_FILES, TABLES  # noqa: E402
+
+#: The committed tables whose rows the pages show (the baselines table repeats their rows).
+SOURCES = tuple(f"docs/{TABLE_FILES[t]}" for t in ("jdr", "comfy", "curvature"))
 RUNS_FILE = "docs/reproduction_runs.csv.gz"
 TABLE_COMMAND = (
-    "python benchmarks/reproduce_papers.py --table {table} --out docs/{table}_reproduction.md "
+    "python benchmarks/reproduce_papers.py --all --stored-only "
     "--runs-file docs/reproduction_runs.csv.gz"
-)
-#: The columns of the committed tables, as ``reproduce_papers.to_markdown`` writes them.
-COLUMNS = (
-    "preset",
-    "split",
-    "model",
-    "dataset",
-    "label",
-    "params",
-    "paper",
-    "ours",
-    "n",
-    "matches",
-    "note",
 )
 
 
@@ -80,9 +70,6 @@ def read_markdown_table(path: Path) -> list[dict[str, str]]:
 
 def paper_row_methods() -> dict[tuple[str, str], str]:
     """``(preset, paper label) -> registry name``, from the reproduction script's rows."""
-    sys.path.insert(0, str(ROOT))
-    from benchmarks.reproduce_papers import TABLES
-
     return {(row.preset, row.label): row.method for rows in TABLES.values() for row in rows}
 
 
@@ -91,13 +78,13 @@ def reproduction_rows() -> dict[str, list[TableRow]]:
     methods = paper_row_methods()
     by_method: dict[str, list[TableRow]] = defaultdict(list)
     seen = set()
-    for source in TABLE_FILES:
+    for source in SOURCES:
         for cells in read_markdown_table(ROOT / source):
-            key = tuple(cells[c] for c in ("preset", "split", "model", "dataset", "label"))
-            if key in seen:
+            key = tuple(cells[c] for c in ("preset", "split", "model", "dataset", "method"))
+            if key + (cells["variant"],) in seen:
                 continue
-            seen.add(key)
-            by_method[methods[cells["preset"], cells["label"]]].append(TableRow(source, cells))
+            seen.add(key + (cells["variant"],))
+            by_method[methods[cells["preset"], cells["method"]]].append(TableRow(source, cells))
     return by_method
 
 
@@ -169,20 +156,26 @@ def reproduction_section(rows: list[TableRow]) -> str:
     )
     out.append("")
     for source in dict.fromkeys(r.source for r in rows):
-        table = Path(source).stem.removesuffix("_reproduction")
-        out.append(f"* ``{source}``, written by ``{TABLE_COMMAND.format(table=table)}``")
+        out.append(f"* ``{source}``, written by ``{TABLE_COMMAND}``")
     out.append("")
-    matched = sum(r.cells["matches"] == "yes" for r in rows)
-    out.append(f"{matched} of {len(rows)} rows match.")
+    verdicts = [r.cells["matches"] for r in rows]
+    at_target = sum(v in ("yes", "no") for v in verdicts)
+    pending = sum(v.startswith("pending") for v in verdicts)
+    out.append(
+        f"{verdicts.count('yes')} of the {at_target} rows at their target number of splits "
+        f"match; {pending} rows are pending, {verdicts.count('not run')} not run."
+    )
     out.append("")
-    header = ["dataset", "model", "protocol", "paper's name", "params", "paper", "ours", "n"]
-    header.append("matches")
+    header = ["dataset", "model", "protocol", "paper's name", "variant", "params", "paper"]
+    header += ["ours", "n", "paper Δ", "Δ vs base (paired)", "edits", "matches"]
+    shown = ("method", "variant", "params", "paper", "ours", "n", "paper Δ")
+    shown += ("Δ vs base (paired, 95% CI)", "edits made / asked")
     body = []
     notes = []
     for r in rows:
         cells = [escape(r.cells[c]) for c in ("dataset", "model")]
         cells.append(escape(f"{r.cells['preset']} / {r.cells['split']}"))
-        cells += [escape(r.cells[c]) for c in ("label", "params", "paper", "ours", "n")]
+        cells += [escape(r.cells[c]) for c in shown]
         matches = escape(r.cells["matches"])
         if r.cells["note"]:
             notes.append(escape(r.cells["note"]))
