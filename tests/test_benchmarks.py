@@ -172,9 +172,15 @@ def test_comfy_rows_appear_faithful_and_default_with_the_stores_params():
             "add" if "Add" in r.label else "",
             "delete" if "Del" in r.label else "",
         }
-    comma = [r for r in script.COMFY_REWIRED if r.method == "comma"]
-    assert comma and all(r.variant == "no faithful mode" for r in comma)
-    assert len({(r.label, r.dataset) for r in comma}) == len(comma)  # once each
+    higher = [r for r in script.COMFY_REWIRED if r.label.startswith("HigherComMa")]
+    # HigherComMaAdd and HigherComMaDel on every dataset, faithful and default
+    assert sorted(r.variant for r in higher) == ["default"] * 16 + ["faithful"] * 16
+    for r in higher:
+        assert r.candidates[0].get("faithful", False) == (r.variant == "faithful")
+        assert r.candidates[0]["mode"] == "higher"
+    lower = [r for r in script.COMFY_REWIRED if r.label.startswith("LowerComMa")]
+    assert lower and all(r.variant.startswith("default") for r in lower)
+    assert len({(r.label, r.dataset) for r in lower}) == len(lower)  # once each
 
 
 def test_graph_facts_file_round_trips_and_formats_the_edits(tmp_path):
