@@ -27,6 +27,11 @@ console = Console()
 err_console = Console(stderr=True)
 
 DEFAULT_STORE = Path("runs") / "results.db"
+DATASET_HELP = (
+    "Dataset name, or the path of your own graph: a saved PyG Data (.pt), an .npz with "
+    "edge_index, x and y, or a folder with edges.csv, features.csv and labels.csv."
+)
+UNDIRECTED_HELP = "Symmetrise a directed graph read from a file (else it is refused)."
 PROTOCOL_HELP = (
     "Split preset (default: the dataset's shipped fixed splits where it has them, "
     "else dense 60/20/20; sparse on the cSBM)."
@@ -110,7 +115,8 @@ def _csbm_specs(size: dict[str, int], phis: list[float], seed: int) -> list[tupl
 
 @app.command()
 def bench(
-    dataset: list[str] = typer.Option([], "--dataset", "-d", help="Dataset name (repeatable)."),
+    dataset: list[str] = typer.Option([], "--dataset", "-d", help=f"{DATASET_HELP} Repeatable."),
+    undirected: bool = typer.Option(False, "--undirected", help=UNDIRECTED_HELP),
     synthetic: str | None = typer.Option(None, help="Synthetic data instead: 'csbm'."),
     sweep: str | None = typer.Option(None, help="Sweep a generator parameter: 'phi'."),
     phi: list[float] = typer.Option([], help="cSBM angle(s) without a sweep (repeatable)."),
@@ -168,7 +174,7 @@ def bench(
         phis = {spec.key: value for value, spec in specs}
         datasets = [spec for _, spec in specs]
     else:
-        datasets = [DatasetSpec.named(name) for name in dataset]
+        datasets = [DatasetSpec.from_argument(d, undirected=undirected) for d in dataset]
     methods = [parse_method(m) for m in (method or (DEMO_METHODS if demo else ["none"]))]
     if sweep and all(m.name != "none" for m in methods):
         methods.insert(0, parse_method("none"))  # a sweep compares with the unrewired graph
@@ -328,7 +334,8 @@ def _describe_size(size: dict[str, int]) -> str:
 @app.command()
 def tune(
     method: str = typer.Option(..., help="Method to tune (e.g. jdr)."),
-    dataset: str = typer.Option(..., "--dataset", "-d", help="Dataset name."),
+    dataset: str = typer.Option(..., "--dataset", "-d", help=DATASET_HELP),
+    undirected: bool = typer.Option(False, "--undirected", help=UNDIRECTED_HELP),
     trials: int = typer.Option(20, min=1, help="Distinct parameter sets to evaluate."),
     protocol: str | None = typer.Option(None, "--protocol", "-p", help=PROTOCOL_HELP),
     training: str | None = typer.Option(None, help="Training preset (default as in bench)."),
@@ -353,7 +360,7 @@ def tune(
     from rewirekit.datasets import choose_split_preset
 
     torch.set_num_threads(threads)
-    spec = DatasetSpec.named(dataset)
+    spec = DatasetSpec.from_argument(dataset, undirected=undirected)
     choice = choose_split_preset(spec.preset_name, protocol)
     _print_protocols({spec.key: choice}, stderr=as_json)
     with ResultStore(store) as results, RichProgress(err_console) as progress:
@@ -512,7 +519,8 @@ def methods() -> None:
 
 @app.command()
 def diagnose(
-    dataset: str = typer.Option(..., "--dataset", "-d", help="Dataset name."),
+    dataset: str = typer.Option(..., "--dataset", "-d", help=DATASET_HELP),
+    undirected: bool = typer.Option(False, "--undirected", help=UNDIRECTED_HELP),
     method: str | None = typer.Option(
         None, help="Also diagnose after this rewiring, e.g. 'comfy:add=100,delete=100'."
     ),
@@ -524,23 +532,19 @@ def diagnose(
     communities: str = typer.Option("leiden", help="'leiden' or 'louvain' (the ComFy paper's)."),
 ) -> None:
     """Homophily, spectral gap, communities and their label alignment, before and after."""
-    from rewirekit.datasets import (
-        canonical_name,
-        choose_split_preset,
-        get_split_preset,
-        load,
-        standardize,
-    )
+    from rewirekit.bench.runner import DatasetSpec
+    from rewirekit.datasets import choose_split_preset, get_split_preset, standardize
     from rewirekit.diagnostics import diagnose as compute
     from rewirekit.methods import get_method
 
-    name = canonical_name(dataset)
-    choice = choose_split_preset(name, protocol)
+    source = DatasetSpec.from_argument(dataset, undirected=undirected)
+    name = source.key
+    choice = choose_split_preset(source.preset_name, protocol)
     preset = get_split_preset(choice.preset)
     spec = None if method is None else parse_method(method)
     rewirer = None if spec is None else get_method(spec.name, **spec.params)
     _print_protocols({name: choice})
-    data = preset.prepare(standardize(load(name)))
+    data = preset.prepare(standardize(source.load()))
     train_mask, _, _ = preset.split(data, split, name)
     results = {"before": compute(data, train_mask, seed=seed, communities=communities)}
     if spec is not None and rewirer is not None:

@@ -1,5 +1,7 @@
-"""Datasets for benchmarking: real graphs (offline-capable), synthetic generators, split presets."""
+"""Datasets for benchmarking: real graphs (offline-capable), your own graph from a file,
+synthetic generators, split presets."""
 
+from rewirekit.datasets.files import USER_GRAPH, graph_key, is_graph_path, read_graph
 from rewirekit.datasets.loaders import (
     DatasetInfo,
     DatasetUnavailable,
@@ -34,6 +36,10 @@ __all__ = [
     "standardize",
     "DatasetInfo",
     "DatasetUnavailable",
+    "read_graph",
+    "graph_key",
+    "is_graph_path",
+    "USER_GRAPH",
     "csbm",
     "aligned_sbm",
     "CSBM_PHI_GRID",
