@@ -6,7 +6,6 @@ import json
 import sys
 from dataclasses import asdict, replace
 from enum import Enum
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -98,19 +97,8 @@ def _parse_value(text: str) -> Any:
 def _csbm_specs(size: dict[str, int], phis: list[float], seed: int) -> list[tuple[float, Any]]:
     """One ``(phi, DatasetSpec)`` per angle; the store key names every generator parameter."""
     from rewirekit.bench.runner import DatasetSpec
-    from rewirekit.datasets import csbm
 
-    return [
-        (
-            phi,
-            DatasetSpec(
-                f"csbm(n={size['num_nodes']},f={size['num_features']},phi={phi:+.3f},seed={seed})",
-                partial(csbm, **size, phi=phi, seed=seed),
-                "csbm",
-            ),
-        )
-        for phi in phis
-    ]
+    return [(phi, DatasetSpec.csbm(**size, phi=phi, seed=seed)) for phi in phis]
 
 
 @app.command()
@@ -454,8 +442,17 @@ def report(
     versus: str | None = typer.Option(
         None, help="Also compare every method with this one on shared splits (e.g. 'none')."
     ),
+    html: Path | None = typer.Option(
+        None,
+        "--html",
+        help="Write one self-contained HTML page instead: results with intervals, paired "
+        "comparisons (with --versus, default 'none'), the cSBM sweep plot, diagnoses.",
+    ),
+    diagnosis: bool = typer.Option(
+        True, "--diagnosis/--no-diagnosis", help="Diagnose each dataset in the HTML page."
+    ),
 ) -> None:
-    """Print the stored results, aggregated over splits and seeds."""
+    """Print the stored results, aggregated over splits and seeds (or write them as HTML)."""
     from rewirekit.bench.report import (
         compare_to_baseline,
         summarize_records,
@@ -473,6 +470,14 @@ def report(
     with ResultStore(store) as results:
         filters = {"dataset": dataset.lower()} if dataset else {}
         records = list(results.records(**filters))
+    if html is not None:
+        from rewirekit.bench.html_report import write_report
+
+        written = write_report(
+            html, records, baseline=versus or "none", diagnosis=diagnosis, subtitle=str(store)
+        )
+        console.print(f"HTML report written to {written}", highlight=False, soft_wrap=True)
+        return
     rows = summarize_records(records)
     if output is OutputFormat.markdown:
         print(to_markdown(rows), end="")

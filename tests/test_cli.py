@@ -82,6 +82,13 @@ def test_bench_synthetic_json_report_and_plot(tmp_path):
         assert out.exit_code == 0 and marker in out.stdout
     out = runner.invoke(app, ["report", "--store", str(store), "--versus", "none"])
     assert out.exit_code == 0 and "Wilcoxon" in out.stdout and "random" in out.stdout
+    page = tmp_path / "report.html"
+    out = runner.invoke(app, ["report", "--store", str(store), "--html", str(page)])
+    assert out.exit_code == 0 and f"HTML report written to {page}" in out.stdout
+    html = page.read_text()
+    for section in ("Results per cell", "Paired comparison with none", "cSBM sweep"):
+        assert f"<h2>{section}</h2>" in html
+    assert html.count("data:image/png;base64,") == 1 and "edge homophily" in html
 
 
 def test_diagnose_before_and_after():

@@ -22,10 +22,13 @@ from rewirekit.bench.training import train_node_classifier
 from rewirekit.datasets import (
     USER_GRAPH,
     canonical_name,
+    csbm,
+    csbm_key,
     get_split_preset,
     graph_key,
     is_graph_path,
     load,
+    parse_csbm_key,
     read_graph,
     standardize,
 )
@@ -80,6 +83,25 @@ class DatasetSpec:
         :func:`~rewirekit.datasets.graph_key`, which changes with the file's content."""
         path = Path(path)
         return cls(graph_key(path), partial(read_graph, path, undirected=undirected), USER_GRAPH)
+
+    @classmethod
+    def csbm(cls, *, num_nodes: int, num_features: int, phi: float, seed: int) -> DatasetSpec:
+        """A :func:`rewirekit.datasets.csbm` graph, stored under its
+        :func:`~rewirekit.datasets.csbm_key`."""
+        graph = partial(csbm, num_nodes=num_nodes, num_features=num_features, phi=phi, seed=seed)
+        return cls(csbm_key(num_nodes, num_features, phi, seed), graph, "csbm")
+
+    @classmethod
+    def from_key(cls, key: str) -> DatasetSpec | None:
+        """The dataset whose rows carry ``key``: a dataset name or a cSBM key; ``None`` for a
+        graph read from a file (its key names the content, not the path)."""
+        params = parse_csbm_key(key)
+        if params is not None:
+            return cls.csbm(**params)
+        try:
+            return cls.named(key)
+        except RewireError:
+            return None
 
     @classmethod
     def from_argument(cls, text: str, *, undirected: bool = False) -> DatasetSpec:

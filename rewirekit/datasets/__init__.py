@@ -25,7 +25,13 @@ from rewirekit.datasets.splits import (
     largest_component,
     list_split_presets,
 )
-from rewirekit.datasets.synthetic import CSBM_PHI_GRID, aligned_sbm, csbm
+from rewirekit.datasets.synthetic import (
+    CSBM_PHI_GRID,
+    aligned_sbm,
+    csbm,
+    csbm_key,
+    parse_csbm_key,
+)
 
 __all__ = [
     "load",
@@ -41,6 +47,8 @@ __all__ = [
     "is_graph_path",
     "USER_GRAPH",
     "csbm",
+    "csbm_key",
+    "parse_csbm_key",
     "aligned_sbm",
     "CSBM_PHI_GRID",
     "get_split_preset",
