@@ -278,3 +278,17 @@ def test_jdr_randomized_smoke(monkeypatch, capsys):
     assert rows["truncated"][2:4] == ["0.000", "1.000"]  # against itself
     assert float(rows["randomized, 32"][2]) < float(rows["randomized, 2"][2])
     assert 0 <= float(rows["randomized, 2"][3]) <= 1
+
+
+def test_demo_time_smoke(tmp_path):
+    script = _script("demo_time")
+    bench = "--synthetic csbm --phi 0.5 --splits 2 --method none --method feast:add=10"
+    out = tmp_path / "demo_timing.txt"
+    bench += " --html runs/report.html"
+    text = script.main(["--out", str(out), "--copy-to", str(tmp_path), "--bench-args", bench])
+    assert out.read_text() == text
+    assert "uptime before:" in text and "wall time:" in text and "CPU time of the demo" in text
+    assert "verdict: gcn + feast(add=10) is at or above gcn + none at" in text
+    assert "HTML report written to runs/report.html" in text
+    assert (tmp_path / "demo_csbm_phi.png").stat().st_size > 1000
+    assert "<h2>cSBM sweep</h2>" in (tmp_path / "demo_report.html").read_text()
