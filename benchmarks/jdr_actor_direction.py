@@ -32,7 +32,7 @@ PAPER = next(r for r in JDR_REWIRED if (r.dataset, r.label) == ("actor", "GCN+JD
 def lower_triangle_graph() -> Data:
     """Actor as ``eigh`` sees its directed adjacency: the pairs with an edge ``i -> j``,
     ``i > j``, made undirected."""
-    data = load("actor")
+    data = load("actor", undirected=False)
     src, dst = data.edge_index
     lower = data.clone()
     lower.edge_index = data.edge_index[:, src > dst]

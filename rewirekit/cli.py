@@ -6,7 +6,6 @@ import json
 import sys
 from dataclasses import asdict, replace
 from enum import Enum
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,11 @@ console = Console()
 err_console = Console(stderr=True)
 
 DEFAULT_STORE = Path("runs") / "results.db"
+DATASET_HELP = (
+    "Dataset name, or the path of your own graph: a saved PyG Data (.pt), an .npz with "
+    "edge_index, x and y, or a folder with edges.csv, features.csv and labels.csv."
+)
+UNDIRECTED_HELP = "Symmetrise a directed graph read from a file (else it is refused)."
 PROTOCOL_HELP = (
     "Split preset (default: the dataset's shipped fixed splits where it has them, "
     "else dense 60/20/20; sparse on the cSBM)."
@@ -34,7 +38,14 @@ PROTOCOL_HELP = (
 #: The default demo: a cSBM smaller than the JDR paper's (N=5000, F=2000) so it runs in minutes.
 DEMO_CSBM = {"num_nodes": 1000, "num_features": 400}
 PAPER_CSBM = {"num_nodes": 5000, "num_features": 2000}
-DEMO_METHODS = ["none", "random:add=250,delete=250"]
+#: What rewiring can do: GCN, GCN + JDR (the paper's settings per φ) and GCN + FeaSt. Random
+#: rewiring with the same budget is the control: --method random:add=250,delete=250.
+DEMO_METHODS = ["none", "jdr", "feast:add=250,delete=250"]
+DEMO_REPORT = Path("runs") / "report.html"
+#: The demo sweeps every fourth angle of the JDR paper's 17-point φ grid (-1, -0.5, 0, 0.5, 1)
+#: to stay within 3 minutes on 2 cores (every other angle took longer: docs/demo_timing.txt);
+#: --sweep phi runs all 17.
+DEMO_PHI_STRIDE = 4
 #: Shown after a JDR label whose settings came from :func:`rewirekit.bench.presets.csbm_jdr_params`.
 PAPER_PHI_SUFFIX = " (paper, per φ)"
 
@@ -93,27 +104,19 @@ def _parse_value(text: str) -> Any:
 def _csbm_specs(size: dict[str, int], phis: list[float], seed: int) -> list[tuple[float, Any]]:
     """One ``(phi, DatasetSpec)`` per angle; the store key names every generator parameter."""
     from rewirekit.bench.runner import DatasetSpec
-    from rewirekit.datasets import csbm
 
-    return [
-        (
-            phi,
-            DatasetSpec(
-                f"csbm(n={size['num_nodes']},f={size['num_features']},phi={phi:+.3f},seed={seed})",
-                partial(csbm, **size, phi=phi, seed=seed),
-                "csbm",
-            ),
-        )
-        for phi in phis
-    ]
+    return [(phi, DatasetSpec.csbm(**size, phi=phi, seed=seed)) for phi in phis]
 
 
 @app.command()
 def bench(
-    dataset: list[str] = typer.Option([], "--dataset", "-d", help="Dataset name (repeatable)."),
+    dataset: list[str] = typer.Option([], "--dataset", "-d", help=f"{DATASET_HELP} Repeatable."),
+    undirected: bool = typer.Option(False, "--undirected", help=UNDIRECTED_HELP),
     synthetic: str | None = typer.Option(None, help="Synthetic data instead: 'csbm'."),
     sweep: str | None = typer.Option(None, help="Sweep a generator parameter: 'phi'."),
-    phi: list[float] = typer.Option([], help="cSBM angle(s) without a sweep (repeatable)."),
+    phi: list[float] = typer.Option(
+        [], help="cSBM angle(s) (repeatable); with --sweep phi, the angles swept."
+    ),
     full_size: bool = typer.Option(
         False, "--full-size", help="The JDR paper's cSBM size (N=5000, F=2000)."
     ),
@@ -129,10 +132,14 @@ def bench(
     seed: list[int] = typer.Option([0], help="Training seed(s) (repeatable)."),
     store: Path = typer.Option(DEFAULT_STORE, help="SQLite result store."),
     plot: Path = typer.Option(Path("runs") / "csbm_phi.png", help="PNG for a sweep."),
+    html: Path | None = typer.Option(
+        None, "--html", help=f"Also write the HTML report of these rows (demo: {DEMO_REPORT})."
+    ),
     threads: int = typer.Option(1, min=1, help="Torch threads per training run."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
-    """Benchmark methods. With no arguments: the cSBM demo across homophily (GCN, φ sweep).
+    """Benchmark methods. With no arguments: the cSBM demo across homophily (GCN, GCN + JDR
+    and GCN + FeaSt at 5 angles φ, 3 splits), with its verdict, plot and HTML report.
 
     On the cSBM, 'jdr' takes the JDR paper's tuned settings for each φ
     (given parameters override them). A sweep ends with a verdict: at how
@@ -154,6 +161,8 @@ def bench(
     if demo:
         synthetic, sweep = "csbm", "phi"
         splits = splits or 3
+        phi = phi or list(CSBM_PHI_GRID[::DEMO_PHI_STRIDE])
+        html = html or DEMO_REPORT
     if dataset and synthetic:
         raise RewireError("choose either --dataset or --synthetic, not both.")
     phis: dict[str, float] = {}
@@ -162,13 +171,13 @@ def bench(
             raise RewireError(f"unknown synthetic dataset {synthetic!r}; the choice is 'csbm'.")
         if sweep not in (None, "phi"):
             raise RewireError(f"cannot sweep {sweep!r}; the cSBM sweep is over 'phi'.")
-        grid = list(CSBM_PHI_GRID) if sweep == "phi" else (phi or [0.0])
+        grid = (phi or list(CSBM_PHI_GRID)) if sweep == "phi" else (phi or [0.0])
         size = PAPER_CSBM if full_size else DEMO_CSBM
         specs = _csbm_specs(size, grid, seed=0)
         phis = {spec.key: value for value, spec in specs}
         datasets = [spec for _, spec in specs]
     else:
-        datasets = [DatasetSpec.named(name) for name in dataset]
+        datasets = [DatasetSpec.from_argument(d, undirected=undirected) for d in dataset]
     methods = [parse_method(m) for m in (method or (DEMO_METHODS if demo else ["none"]))]
     if sweep and all(m.name != "none" for m in methods):
         methods.insert(0, parse_method("none"))  # a sweep compares with the unrewired graph
@@ -208,6 +217,11 @@ def bench(
             (err_console if as_json else console).print(line, highlight=False, soft_wrap=True)
         written = plot_sweep(points, plot, title=f"cSBM, {base.split_preset} split")
         err_console.print(f"plot written to {written}")
+    if html is not None:
+        from rewirekit.bench.html_report import write_report
+
+        page = write_report(html, records, subtitle=f"rewirekit bench · store {store}")
+        err_console.print(f"HTML report written to {page}", highlight=False, soft_wrap=True)
 
 
 def _per_dataset_specs(
@@ -328,7 +342,8 @@ def _describe_size(size: dict[str, int]) -> str:
 @app.command()
 def tune(
     method: str = typer.Option(..., help="Method to tune (e.g. jdr)."),
-    dataset: str = typer.Option(..., "--dataset", "-d", help="Dataset name."),
+    dataset: str = typer.Option(..., "--dataset", "-d", help=DATASET_HELP),
+    undirected: bool = typer.Option(False, "--undirected", help=UNDIRECTED_HELP),
     trials: int = typer.Option(20, min=1, help="Distinct parameter sets to evaluate."),
     protocol: str | None = typer.Option(None, "--protocol", "-p", help=PROTOCOL_HELP),
     training: str | None = typer.Option(None, help="Training preset (default as in bench)."),
@@ -353,7 +368,7 @@ def tune(
     from rewirekit.datasets import choose_split_preset
 
     torch.set_num_threads(threads)
-    spec = DatasetSpec.named(dataset)
+    spec = DatasetSpec.from_argument(dataset, undirected=undirected)
     choice = choose_split_preset(spec.preset_name, protocol)
     _print_protocols({spec.key: choice}, stderr=as_json)
     with ResultStore(store) as results, RichProgress(err_console) as progress:
@@ -449,8 +464,17 @@ def report(
         help="Instead, compare every method with this one (e.g. 'none'), paired on the "
         "splits and seeds both ran.",
     ),
+    html: Path | None = typer.Option(
+        None,
+        "--html",
+        help="Write one self-contained HTML page instead: results with intervals, paired "
+        "comparisons (with --versus, default 'none'), the cSBM sweep plot, diagnoses.",
+    ),
+    diagnosis: bool = typer.Option(
+        True, "--diagnosis/--no-diagnosis", help="Diagnose each dataset in the HTML page."
+    ),
 ) -> None:
-    """Print the stored results, aggregated over splits and seeds.
+    """Print the stored results, aggregated over splits and seeds (or write them as HTML).
 
     With --versus, print only paired comparisons: each method's mean difference from the
     baseline over the (split, seed) pairs both ran, with its 95% bootstrap CI.
@@ -475,6 +499,14 @@ def report(
     with ResultStore(store) as results:
         filters = {"dataset": dataset.lower()} if dataset else {}
         records = list(results.records(**filters))
+    if html is not None:
+        from rewirekit.bench.html_report import write_report
+
+        written = write_report(
+            html, records, baseline=versus or "none", diagnosis=diagnosis, subtitle=str(store)
+        )
+        console.print(f"HTML report written to {written}", highlight=False, soft_wrap=True)
+        return
     if versus is None:
         rows = summarize_records(records)
         if output is OutputFormat.markdown:
@@ -537,7 +569,8 @@ def methods() -> None:
 
 @app.command()
 def diagnose(
-    dataset: str = typer.Option(..., "--dataset", "-d", help="Dataset name."),
+    dataset: str = typer.Option(..., "--dataset", "-d", help=DATASET_HELP),
+    undirected: bool = typer.Option(False, "--undirected", help=UNDIRECTED_HELP),
     method: str | None = typer.Option(
         None, help="Also diagnose after this rewiring, e.g. 'comfy:add=100,delete=100'."
     ),
@@ -549,23 +582,19 @@ def diagnose(
     communities: str = typer.Option("leiden", help="'leiden' or 'louvain' (the ComFy paper's)."),
 ) -> None:
     """Homophily, spectral gap, communities and their label alignment, before and after."""
-    from rewirekit.datasets import (
-        canonical_name,
-        choose_split_preset,
-        get_split_preset,
-        load,
-        standardize,
-    )
+    from rewirekit.bench.runner import DatasetSpec
+    from rewirekit.datasets import choose_split_preset, get_split_preset, standardize
     from rewirekit.diagnostics import diagnose as compute
     from rewirekit.methods import get_method
 
-    name = canonical_name(dataset)
-    choice = choose_split_preset(name, protocol)
+    source = DatasetSpec.from_argument(dataset, undirected=undirected)
+    name = source.key
+    choice = choose_split_preset(source.preset_name, protocol)
     preset = get_split_preset(choice.preset)
     spec = None if method is None else parse_method(method)
     rewirer = None if spec is None else get_method(spec.name, **spec.params)
     _print_protocols({name: choice})
-    data = preset.prepare(standardize(load(name)))
+    data = preset.prepare(standardize(source.load()))
     train_mask, _, _ = preset.split(data, split, name)
     results = {"before": compute(data, train_mask, seed=seed, communities=communities)}
     if spec is not None and rewirer is not None:

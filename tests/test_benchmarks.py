@@ -323,7 +323,7 @@ def test_actor_lower_triangle_graph_holds_the_pairs_eigh_reads():
     script = _script("jdr_actor_direction")
     from rewirekit.datasets import load
 
-    directed = load("actor").edge_index
+    directed = load("actor", undirected=False).edge_index
     n = int(directed.max()) + 1
     lower = script.lower_triangle_graph()
     assert lower.is_undirected()
@@ -437,3 +437,17 @@ def test_jdr_randomized_smoke(monkeypatch, capsys):
     assert rows["truncated"][2:4] == ["0.000", "1.000"]  # against itself
     assert float(rows["randomized, 32"][2]) < float(rows["randomized, 2"][2])
     assert 0 <= float(rows["randomized, 2"][3]) <= 1
+
+
+def test_demo_time_smoke(tmp_path):
+    script = _script("demo_time")
+    bench = "--synthetic csbm --phi 0.5 --splits 2 --method none --method feast:add=10"
+    out = tmp_path / "demo_timing.txt"
+    bench += " --html runs/report.html"
+    text = script.main(["--out", str(out), "--copy-to", str(tmp_path), "--bench-args", bench])
+    assert out.read_text() == text
+    assert "uptime before:" in text and "wall time:" in text and "CPU time of the demo" in text
+    assert "verdict: gcn + feast(add=10) is at or above gcn + none at" in text
+    assert "HTML report written to runs/report.html" in text
+    assert (tmp_path / "demo_csbm_phi.png").stat().st_size > 1000
+    assert "<h2>cSBM sweep</h2>" in (tmp_path / "demo_report.html").read_text()

@@ -82,6 +82,13 @@ def test_bench_synthetic_json_report_and_plot(tmp_path):
         assert out.exit_code == 0 and marker in out.stdout
     out = runner.invoke(app, ["report", "--store", str(store), "--versus", "none"])
     assert out.exit_code == 0 and "Wilcoxon" in out.stdout and "random" in out.stdout
+    page = tmp_path / "report.html"
+    out = runner.invoke(app, ["report", "--store", str(store), "--html", str(page)])
+    assert out.exit_code == 0 and f"HTML report written to {page}" in out.stdout
+    html = page.read_text()
+    for section in ("Results per cell", "Paired comparison with none", "cSBM sweep"):
+        assert f"<h2>{section}</h2>" in html
+    assert html.count("data:image/png;base64,") == 1 and "edge homophily" in html
 
 
 def test_report_versus_prints_only_paired_rows(tmp_path):
@@ -173,3 +180,43 @@ def test_tune_says_when_the_search_space_is_exhausted(tmp_path, monkeypatch):
     result = runner.invoke(app, [*args, "--training", "comfy", "--store", str(tmp_path / "t.db")])
     assert result.exit_code == 0, result.output
     assert "the search space is exhausted: all 2 parameter sets are tried" in result.stdout
+
+
+def _save_graph(path, *, directed: bool = False):
+    import numpy as np
+
+    from rewirekit.datasets import csbm
+
+    data = csbm(num_nodes=120, num_features=8, phi=0.5, seed=3)
+    edge_index = data.edge_index[:, data.edge_index[0] < data.edge_index[1]] if directed else None
+    edge_index = data.edge_index if edge_index is None else edge_index
+    np.savez(path, edge_index=edge_index.numpy(), x=data.x.numpy(), y=data.y.numpy())
+    return path
+
+
+def test_your_own_graph_runs_through_bench_diagnose_and_tune(tmp_path):
+    path = str(_save_graph(tmp_path / "mine.npz"))
+    store = str(tmp_path / "r.db")
+    args = ["bench", "-d", path, "--method", "none", "--method", "feast:add=10", "--splits", "2"]
+    result = runner.invoke(app, [*args, "--store", store, "--json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    assert [r["method"] for r in rows] == ["none", "feast(add=10)"]
+    assert all(r["dataset"].startswith("mine@") and r["split_preset"] == "dense" for r in rows)
+    assert "protocol: dense on user-graph (a graph read from a file" in result.stderr
+    result = runner.invoke(app, ["diagnose", "-d", path])
+    assert result.exit_code == 0, result.output
+    assert "edge homophily" in result.stdout and "mine@" in result.stdout
+    args = ["tune", "-d", path, "--method", "feast", "--trials", "2", "--splits", "1"]
+    result = runner.invoke(app, [*args, "--store", store, "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["dataset"] == rows[0]["dataset"]
+
+
+def test_a_directed_graph_file_is_refused_on_the_command_line_unless_undirected(tmp_path):
+    path = str(_save_graph(tmp_path / "directed.npz", directed=True))
+    result = _cli("diagnose", "-d", path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "is directed" in result.stderr and "--undirected" in result.stderr
+    result = runner.invoke(app, ["diagnose", "-d", path, "--undirected"])
+    assert result.exit_code == 0, result.output

@@ -96,3 +96,20 @@ def test_sweep_verdict_lists_the_angles_where_a_method_is_below():
         "points, n = 3"
     ]
     assert below.ci_high < 0 <= tie.ci_high
+
+
+def test_the_demo_shows_gcn_jdr_and_feast_with_verdicts_plot_and_page(tmp_path, monkeypatch):
+    """``rewirekit bench`` without a dataset: the demo's methods, angles and outputs."""
+    monkeypatch.setattr(cli, "DEMO_CSBM", {"num_nodes": 200, "num_features": 40})
+    page, plot = tmp_path / "report.html", tmp_path / "p.png"
+    args = ["bench", "--splits", "2", "--store", str(tmp_path / "r.db"), "--plot", str(plot)]
+    result = CliRunner().invoke(cli.app, [*args, "--html", str(page)])
+    assert result.exit_code == 0, result.output
+    angles = re.findall(r"│ ([+-]\d\.\d{3}) │", result.stdout)
+    assert [float(a) for a in angles] == list(CSBM_PHI_GRID[:: cli.DEMO_PHI_STRIDE])
+    assert len(angles) == 5
+    for label in ("gcn + none", "gcn + jdr (paper, per φ)", "gcn + feast(add=250,delete=250)"):
+        assert label in result.stdout
+    assert result.stdout.count("verdict: ") == 2 and "random" not in result.stdout
+    assert f"HTML report written to {page}" in result.stderr and plot.exists()
+    assert "<h2>cSBM sweep</h2>" in page.read_text()

@@ -9,6 +9,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
 from typing import Any, Protocol
 
 import torch
@@ -17,7 +19,20 @@ from torch_geometric.data import Data
 from rewirekit.bench.presets import get_training_preset
 from rewirekit.bench.store import ResultStore, RunKey, RunRecord, package_versions, params_hash
 from rewirekit.bench.training import train_node_classifier
-from rewirekit.datasets import canonical_name, get_split_preset, load, standardize
+from rewirekit.datasets import (
+    USER_GRAPH,
+    canonical_name,
+    csbm,
+    csbm_key,
+    get_split_preset,
+    graph_key,
+    is_graph_path,
+    load,
+    parse_csbm_key,
+    read_graph,
+    standardize,
+)
+from rewirekit.datasets.files import FORMATS_HELP
 from rewirekit.errors import RewireError
 from rewirekit.methods import get_method, method_class
 
@@ -55,9 +70,51 @@ class DatasetSpec:
 
     @classmethod
     def named(cls, name: str) -> DatasetSpec:
-        """A dataset from :func:`rewirekit.datasets.load` (RewireError if the name is unknown)."""
+        """A dataset from :func:`rewirekit.datasets.load` (RewireError if the name is unknown).
+
+        It is loaded as PyG builds it; :func:`run_benchmark` decides its direction."""
         key = canonical_name(name)
-        return cls(key, lambda: load(key), key)
+        return cls(key, lambda: load(key, undirected=False), key)
+
+    @classmethod
+    def from_file(cls, path: str | Path, *, undirected: bool = False) -> DatasetSpec:
+        """Your own graph, read by :func:`rewirekit.datasets.read_graph` (``undirected``
+        symmetrises a directed one). Its rows are stored under
+        :func:`~rewirekit.datasets.graph_key`, which changes with the file's content."""
+        path = Path(path)
+        return cls(graph_key(path), partial(read_graph, path, undirected=undirected), USER_GRAPH)
+
+    @classmethod
+    def csbm(cls, *, num_nodes: int, num_features: int, phi: float, seed: int) -> DatasetSpec:
+        """A :func:`rewirekit.datasets.csbm` graph, stored under its
+        :func:`~rewirekit.datasets.csbm_key`."""
+        graph = partial(csbm, num_nodes=num_nodes, num_features=num_features, phi=phi, seed=seed)
+        return cls(csbm_key(num_nodes, num_features, phi, seed), graph, "csbm")
+
+    @classmethod
+    def from_key(cls, key: str) -> DatasetSpec | None:
+        """The dataset whose rows carry ``key``: a dataset name or a cSBM key; ``None`` for a
+        graph read from a file (its key names the content, not the path)."""
+        params = parse_csbm_key(key)
+        if params is not None:
+            return cls.csbm(**params)
+        try:
+            return cls.named(key)
+        except RewireError:
+            return None
+
+    @classmethod
+    def from_argument(cls, text: str, *, undirected: bool = False) -> DatasetSpec:
+        """A ``--dataset`` argument: a dataset name, or the path of a graph file (see
+        :func:`~rewirekit.datasets.is_graph_path`)."""
+        if is_graph_path(text):
+            return cls.from_file(text, undirected=undirected)
+        try:
+            return cls.named(text)
+        except RewireError as err:
+            raise RewireError(
+                f"{err} Or give the path of your own graph: {FORMATS_HELP}."
+            ) from None
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,7 @@
-"""Datasets for benchmarking: real graphs (offline-capable), synthetic generators, split presets."""
+"""Datasets for benchmarking: real graphs (offline-capable), your own graph from a file,
+synthetic generators, split presets."""
 
+from rewirekit.datasets.files import USER_GRAPH, graph_key, is_graph_path, read_graph
 from rewirekit.datasets.loaders import (
     DatasetInfo,
     DatasetUnavailable,
@@ -23,7 +25,13 @@ from rewirekit.datasets.splits import (
     largest_component,
     list_split_presets,
 )
-from rewirekit.datasets.synthetic import CSBM_PHI_GRID, aligned_sbm, csbm
+from rewirekit.datasets.synthetic import (
+    CSBM_PHI_GRID,
+    aligned_sbm,
+    csbm,
+    csbm_key,
+    parse_csbm_key,
+)
 
 __all__ = [
     "load",
@@ -34,7 +42,13 @@ __all__ = [
     "standardize",
     "DatasetInfo",
     "DatasetUnavailable",
+    "read_graph",
+    "graph_key",
+    "is_graph_path",
+    "USER_GRAPH",
     "csbm",
+    "csbm_key",
+    "parse_csbm_key",
     "aligned_sbm",
     "CSBM_PHI_GRID",
     "get_split_preset",

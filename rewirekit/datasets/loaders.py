@@ -149,16 +149,19 @@ _DATASETS: dict[str, _Spec] = {
 }
 
 
-def load(name: str, *, cache_dir: str | os.PathLike | None = None) -> Data:
+def load(name: str, *, undirected: bool = True, cache_dir: str | os.PathLike | None = None) -> Data:
     """Load a benchmark dataset as one PyG ``Data``.
 
-    The graph is returned as PyG builds it (geom-gcn graphs stay directed with
-    self-loops; see :func:`standardize`), with float32 ``x``, int64 ``y`` and
-    ``edge_index``, the shipped masks (``[N, 10]`` for geom-gcn and yandex splits,
+    The graph is simple and undirected (:func:`standardize`: each edge in both directions
+    once, no self-loops), so that every method accepts it, with float32 ``x``, int64 ``y``
+    and ``edge_index``, the shipped masks (``[N, 10]`` for geom-gcn and yandex splits,
     ``[N]`` for the Planetoid public split) and ``name`` set to the canonical name.
 
     Args:
         name: dataset name, case-insensitive; see :func:`list_datasets`.
+        undirected: ``False`` returns the graph exactly as PyG builds it: the geom-gcn graphs
+            (Texas, Actor, Chameleon, ...) directed, with their self-loops and duplicates.
+            The benchmark reads it so to keep Actor directed where its paper did.
         cache_dir: writable folder for the raw copies and PyG's ``processed/`` files.
 
     Raises:
@@ -180,7 +183,7 @@ def load(name: str, *, cache_dir: str | os.PathLike | None = None) -> Data:
     data.x, data.y = data.x.float(), data.y.long()
     data.edge_index = data.edge_index.long()
     data.name = key
-    return data
+    return standardize(data) if undirected else data
 
 
 def list_datasets() -> list[DatasetInfo]:

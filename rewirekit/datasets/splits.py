@@ -39,6 +39,7 @@ from scipy.sparse.csgraph import connected_components
 from torch import Tensor
 from torch_geometric.data import Data
 
+from rewirekit.datasets.files import USER_GRAPH
 from rewirekit.datasets.loaders import dataset_info
 from rewirekit.errors import RewireError
 
@@ -252,12 +253,13 @@ def choose_split_preset(dataset: str, requested: str | None = None) -> SplitChoi
     the yandex ones) is evaluated on them (``geom-gcn``, the ``[N, 10]`` masks), every other
     one on ``dense``, class-balanced random 60/20/20, so that no dataset trains on a handful
     of labels by accident (``sparse`` leaves 5 training nodes on Texas). A synthetic
-    generator keeps its paper's protocol (:data:`GENERATOR_SPLITS`). The paper presets stay
+    generator keeps its paper's protocol (:data:`GENERATOR_SPLITS`), and a graph read from a
+    file (:data:`~rewirekit.datasets.files.USER_GRAPH`) is split dense. The paper presets stay
     available through ``requested``.
 
     Args:
-        dataset: a dataset name accepted by :func:`~rewirekit.datasets.load`, or a key of
-            :data:`GENERATOR_SPLITS`.
+        dataset: a dataset name accepted by :func:`~rewirekit.datasets.load`, a key of
+            :data:`GENERATOR_SPLITS`, or :data:`~rewirekit.datasets.files.USER_GRAPH`.
         requested: a preset name (see :func:`get_split_preset`), or ``None`` for the default.
 
     Raises:
@@ -267,6 +269,8 @@ def choose_split_preset(dataset: str, requested: str | None = None) -> SplitChoi
         return SplitChoice(get_split_preset(requested).name, "as requested")
     if dataset in GENERATOR_SPLITS:
         return GENERATOR_SPLITS[dataset]
+    if dataset == USER_GRAPH:
+        return SplitChoice("dense", "a graph read from a file: class-balanced random 60/20/20")
     if dataset_info(dataset).has_fixed_splits:
         shipped = SPLIT_PRESETS["geom-gcn"].num_splits
         return SplitChoice("geom-gcn", f"the {shipped} fixed splits the dataset ships")

@@ -13,6 +13,8 @@ Every random choice comes from one ``numpy.random.Generator`` seeded by ``seed``
 from __future__ import annotations
 
 import math
+import re
+from typing import Any
 
 import numpy as np
 import torch
@@ -119,6 +121,25 @@ def csbm(
     data.phi, data.epsilon, data.avg_degree = float(phi), float(epsilon), float(avg_degree)
     data.lam, data.mu, data.seed, data.name = lam, mu, seed, "csbm"
     return data
+
+
+_CSBM_KEY = re.compile(r"csbm\(n=(\d+),f=(\d+),phi=([+-]\d+\.\d+),seed=(\d+)\)")
+
+
+def csbm_key(num_nodes: int, num_features: int, phi: float, seed: int) -> str:
+    """The name benchmark rows of :func:`csbm` are stored under, e.g.
+    ``csbm(n=1000,f=400,phi=+0.375,seed=0)`` (the other parameters at their defaults)."""
+    return f"csbm(n={num_nodes},f={num_features},phi={phi:+.3f},seed={seed})"
+
+
+def parse_csbm_key(key: str) -> dict[str, Any] | None:
+    """The keyword arguments of :func:`csbm` behind a :func:`csbm_key`; ``None`` for any
+    other name."""
+    match = _CSBM_KEY.fullmatch(key)
+    if match is None:
+        return None
+    n, f, phi, seed = match.groups()
+    return dict(num_nodes=int(n), num_features=int(f), phi=float(phi), seed=int(seed))
 
 
 def aligned_sbm(

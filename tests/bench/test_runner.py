@@ -96,3 +96,51 @@ def test_rerun_skips_and_returns_all_rows(tmp_path):
     assert len(first) == 3 and [r.test_acc for r in first] == [r.test_acc for r in second]
     assert not loaded, "a finished dataset must not be loaded again"
     assert all(0.0 <= r.test_acc <= 1.0 for r in first)
+
+
+def test_named_datasets_reach_the_runner_as_built_so_actor_keeps_its_direction(
+    monkeypatch, tmp_path
+):
+    """``DatasetSpec.named`` loads the graph as PyG builds it: the runner, not the loader,
+    makes it undirected, except where the training preset keeps it directed (JDR on Actor)."""
+    import torch
+    from torch_geometric.data import Data
+
+    from rewirekit.bench import runner
+    from rewirekit.bench.training import TrainResult
+
+    seen = []
+
+    def spy(data, *args, **kwargs):
+        seen.append(data.is_undirected())
+        return TrainResult(0.5, 0.5, 0, 1, 0.0)
+
+    monkeypatch.setattr(runner, "train_node_classifier", spy)
+    graph = Data(
+        x=torch.rand(40, 3),
+        y=torch.arange(40) % 2,
+        edge_index=torch.stack([torch.arange(40), (torch.arange(40) + 1) % 40]),
+    )
+    for name, directed in (("actor", True), ("texas", False)):
+        seen.clear()
+        spec = BenchmarkSpec(
+            datasets=[DatasetSpec(name, lambda: graph, name)],
+            methods=[MethodSpec("none")],
+            models=["gcn"],
+            split_preset="dense",
+            training_preset="jdr",
+            num_splits=1,
+        )
+        with ResultStore(tmp_path / f"{name}.db") as store:
+            run_benchmark(spec, store)
+        assert seen == [not directed], name
+
+
+def test_dataset_spec_named_loads_the_graph_as_pyg_builds_it():
+    from rewirekit.datasets import available_offline
+
+    if not available_offline("texas"):
+        import pytest
+
+        pytest.skip("texas is not in $REWIREKIT_DATA")
+    assert not DatasetSpec.named("texas").load().is_undirected()

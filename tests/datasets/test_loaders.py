@@ -67,7 +67,7 @@ def tree_snapshot(root: Path) -> dict[str, tuple[int, int]]:
 def test_load_matches_reference_counts(name, cache):
     require_offline(name)
     nodes, edges, features, classes, mask_shape = EXPECTED[name]
-    data = load(name, cache_dir=cache)
+    data = load(name, undirected=False, cache_dir=cache)
     assert data.name == name
     assert (data.num_nodes, data.num_edges, data.num_features) == (nodes, edges, features)
     assert int(data.y.max()) + 1 == classes
@@ -142,7 +142,7 @@ def test_leftovers_of_a_crashed_copy_do_not_block_loading(tmp_path):
     stale = tmp_path / "wisconsin" / ".raw.crashed" / "raw"
     stale.mkdir(parents=True)
     (stale / "out1_graph_edges.txt").write_text("truncated")
-    assert load("wisconsin", cache_dir=tmp_path).num_edges == EXPECTED["wisconsin"][1]
+    assert load("wisconsin", undirected=False, cache_dir=tmp_path).num_edges == 515
     entries = sorted(path.name for path in (tmp_path / "wisconsin").iterdir())
     assert entries == [".raw.crashed", "processed", "raw"]  # our own staging folder is gone
 
@@ -157,9 +157,19 @@ def test_list_datasets_reports_every_loader(monkeypatch):
     assert not any(info.available_offline for info in list_datasets())
 
 
-def test_standardize_makes_geom_gcn_graphs_simple_and_undirected(cache):
+def test_load_returns_simple_undirected_graphs_unless_told_otherwise(cache):
     require_offline("texas")
     data = load("texas", cache_dir=cache)
+    assert is_undirected(data.edge_index) and not contains_self_loops(data.edge_index)
+    raw = load("texas", undirected=False, cache_dir=cache)
+    assert torch.equal(data.edge_index, standardize(raw).edge_index)
+    assert data.num_edges == 558 and raw.num_edges == EXPECTED["texas"][1]
+    assert torch.equal(data.train_mask, raw.train_mask) and data.name == "texas"
+
+
+def test_standardize_makes_geom_gcn_graphs_simple_and_undirected(cache):
+    require_offline("texas")
+    data = load("texas", undirected=False, cache_dir=cache)
     assert contains_self_loops(data.edge_index) and not is_undirected(data.edge_index)
     out = standardize(data)
     assert is_undirected(out.edge_index) and not contains_self_loops(out.edge_index)
@@ -183,7 +193,7 @@ def test_standardize_averages_edge_weights_of_merged_edges():
 def test_an_empty_raw_folder_left_by_a_failed_download_is_refilled(tmp_path):
     require_offline("cornell")
     (tmp_path / "cornell" / "raw").mkdir(parents=True)
-    assert load("cornell", cache_dir=tmp_path).num_edges == EXPECTED["cornell"][1]
+    assert load("cornell", undirected=False, cache_dir=tmp_path).num_edges == 298
 
 
 def test_standardize_can_keep_direction():

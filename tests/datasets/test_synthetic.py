@@ -121,3 +121,17 @@ def test_probability_one_gives_the_complete_graph(num_nodes):
 def test_aligned_sbm_rejects_probabilities_outside_unit_interval():
     with pytest.raises(RewireError, match="alignment is a probability"):
         aligned_sbm(alignment=1.2)
+
+
+def test_csbm_keys_round_trip_and_other_names_do_not_parse():
+    from rewirekit.bench.runner import DatasetSpec
+    from rewirekit.datasets import csbm_key, parse_csbm_key
+
+    key = csbm_key(1000, 400, -0.375, 2)
+    assert key == "csbm(n=1000,f=400,phi=-0.375,seed=2)"
+    assert parse_csbm_key(key) == dict(num_nodes=1000, num_features=400, phi=-0.375, seed=2)
+    assert parse_csbm_key("texas") is None and parse_csbm_key(key + "x") is None
+    spec = DatasetSpec.from_key(csbm_key(50, 5, 0.5, 1))
+    assert spec is not None and spec.key == csbm_key(50, 5, 0.5, 1)
+    assert spec.load().phi == 0.5 and spec.load().num_nodes == 50
+    assert DatasetSpec.from_key("mine@0123456789") is None
