@@ -28,11 +28,13 @@ How it is computed, without all-pairs distances and without a Python loop over e
    support node gets one Dijkstra ball, cut at a radius that provably covers its targets
    (``d(a, b) ≤ h(a) + ℓ(x, y) + h(b)``, ``h`` the longest incident length).
 3. *Exact transport.* With hop costs, equal rows and equal columns of the cost matrix merge
-   (masses added; exact). A least-cost greedy start gives an upper bound and a spanning-tree
-   basis; when it meets the lower bound ``max(Σ_a μ(a) min_b d(a, b), Σ_b ν(b) min_a d(a, b))``
-   the edge is settled, otherwise the transportation simplex (MODI duals, block pricing,
-   Bland's rule after a run of degenerate pivots) finishes it. One support of size 1 is
-   settled in closed form. Edges run in parallel (numba ``prange``).
+   (masses added; exact). A least-cost greedy start (cells visited in a counting-sort bucket
+   order, exact for hop costs) gives an upper bound and a spanning-tree basis; when it meets
+   the lower bound ``max(Σ_a μ(a) min_b d(a, b), Σ_b ν(b) min_a d(a, b))`` the edge is
+   settled, otherwise the transportation simplex finishes it: the basis tree is kept as parent
+   pointers (a pivot re-hangs one subtree by reversing a parent chain; MODI duals re-derived
+   in O(m + n)), block pricing, Bland's rule after a run of degenerate pivots. One support of
+   size 1 is settled in closed form. Edges run in parallel (numba ``prange``).
 
 Differences from GraphRicciCurvature: none in the values (up to floating-point rounding of an
 exact LP optimum). Self-loops are ignored, as there; a self-loop column of ``edge_index`` gets
@@ -795,7 +797,7 @@ def _emd(p, q, cost, merge):
 def _greedy_basis(cost, p, q, bi, bj, flow):
     """Least-cost greedy plan as a spanning-tree basis of ``m + n − 1`` cells (degenerate cells
     carry 0): each cell retires exactly one line (its row, or its column), the last one both.
-    The cells are visited in :func:`_bucket_order`. Returns the plan's cost."""
+    The cells are visited in ``_bucket_order``. Returns the plan's cost."""
     m, n = cost.shape
     order = _bucket_order(cost.ravel())
     rest_p = p.copy()
