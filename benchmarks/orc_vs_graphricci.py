@@ -78,7 +78,8 @@ def graphricci(pairs: np.ndarray, n: int, lengths, alpha: float, threads: int) -
 def alternating(repeats: int, first, second):
     """Call ``first`` and ``second`` in turn ``repeats`` times each; their last outputs and the
     wall seconds of every call, ``(out_first, times_first, out_second, times_second)``."""
-    outs, times = [None, None], ([], [])
+    outs: list = [None, None]
+    times: tuple[list[float], list[float]] = ([], [])
     for _ in range(repeats):
         for side, run in enumerate((first, second)):
             start = time.perf_counter()
