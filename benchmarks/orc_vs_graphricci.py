@@ -12,10 +12,12 @@ torch pinned by ``timing.set_threads``).
 Protocol, fixed before running: each side is timed ``--repeats`` times (default 3) on each
 graph, wall clock of the whole call (GraphRicciCurvature: constructing ``OllivierRicci`` and
 ``compute_ricci_curvature``, its APSP included; rewirekit: the ``ollivier_ricci`` call on an
-``edge_index``); median and min are printed for both and the ratio is of the medians. One
-rewirekit warm-up call per graph (numba compilation, or loading the compiled cache) runs
-first and is excluded; GraphRicciCurvature has nothing to compile. Values: the max absolute
-difference of κ over all edges.
+``edge_index``). The repeats alternate (ours, theirs, ours, theirs, ...) so that both sides
+see the same machine load; median and min are printed for both and the ratio is of the
+medians. One rewirekit warm-up call per graph (numba compilation, or loading the compiled
+cache) runs first and is excluded; GraphRicciCurvature has nothing to compile. The 1-minute
+load average (``os.getloadavg``) is printed before and after each graph. Values: the max
+absolute difference of κ over all edges.
 
 Graphs: Cora and Chameleon (undirected, unweighted, self-loops dropped; ``$REWIREKIT_DATA``)
 and ``--points`` (4,000) points of sklearn's ``make_circles`` (noise 0.09, factor 0.5,
@@ -26,6 +28,7 @@ edge lengths as weights.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 
@@ -72,13 +75,21 @@ def graphricci(pairs: np.ndarray, n: int, lengths, alpha: float, threads: int) -
     return np.array([orc.G[u][v]["ricciCurvature"] for u, v in pairs.T.tolist()])
 
 
-def timed(repeats: int, run):
-    times, out = [], None
+def alternating(repeats: int, first, second):
+    """Call ``first`` and ``second`` in turn ``repeats`` times each; their last outputs and the
+    wall seconds of every call, ``(out_first, times_first, out_second, times_second)``."""
+    outs: list = [None, None]
+    times: tuple[list[float], list[float]] = ([], [])
     for _ in range(repeats):
-        start = time.perf_counter()
-        out = run()
-        times.append(time.perf_counter() - start)
-    return out, statistics.median(times), min(times)
+        for side, run in enumerate((first, second)):
+            start = time.perf_counter()
+            outs[side] = run()
+            times[side].append(time.perf_counter() - start)
+    return outs[0], times[0], outs[1], times[1]
+
+
+def load() -> str:
+    return f"{os.getloadavg()[0]:.1f}"
 
 
 def main(argv: list[str] | None = None) -> list[dict]:
@@ -98,7 +109,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     from rewirekit.algorithms import ollivier_ricci
 
     print(
-        f"threads {args.threads}, alpha {args.alpha}, {args.repeats} repeats each "
+        f"threads {args.threads}, alpha {args.alpha}, {args.repeats} alternating repeats each "
         "(median and min wall seconds); rewirekit warm-up excluded"
     )
     rows = []
@@ -111,11 +122,13 @@ def main(argv: list[str] | None = None) -> list[dict]:
         def theirs(pairs=pairs, n=n, lengths=lengths):
             return graphricci(pairs, n, lengths, args.alpha, args.threads)
 
+        load_before = load()
         start = time.perf_counter()
         ours()
         warmup = time.perf_counter() - start
-        kappa, ours_median, ours_min = timed(args.repeats, ours)
-        expected, ref_median, ref_min = timed(args.repeats, theirs)
+        kappa, ours_times, expected, ref_times = alternating(args.repeats, ours, theirs)
+        ours_median, ours_min = statistics.median(ours_times), min(ours_times)
+        ref_median, ref_min = statistics.median(ref_times), min(ref_times)
         diff = float(np.abs(kappa - expected).max()) if kappa.size else 0.0
         row = dict(
             graph=name,
@@ -135,7 +148,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
             f"{name}: N={n}, E={row['edges']}, {'weighted' if row['weighted'] else 'unweighted'}"
             f" | rewirekit median {ours_median:.3f}s min {ours_min:.3f}s (warm-up {warmup:.1f}s)"
             f" | GraphRicciCurvature median {ref_median:.3f}s min {ref_min:.3f}s"
-            f" | ratio {row['ratio']:.1f}x | max |diff| {diff:.2e}",
+            f" | ratio {row['ratio']:.1f}x | max |diff| {diff:.2e}"
+            f" | load average {load_before} -> {load()}",
             flush=True,
         )
     return rows

@@ -36,3 +36,12 @@ def test_orc_scale_smoke(monkeypatch, capsys):
     assert result["edges"] > 0 and result["seconds"] > 0
     out = capsys.readouterr().out
     assert "cSBM N=600" in out and "peak RSS" in out and "kappa min/q1/median/q3/max" in out
+
+
+def test_orc_profile_smoke(monkeypatch, capsys):
+    pytest.importorskip("sklearn")
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    seconds = _script("orc_profile").main(["--graphs", "circles", "--points", "150"])["circles"]
+    assert set(seconds) == {"balls", "shared mass", "costs", "merge", "greedy", "simplex"}
+    assert seconds["balls"] > 0
+    assert "circles:" in capsys.readouterr().out

@@ -28,11 +28,13 @@ How it is computed, without all-pairs distances and without a Python loop over e
    support node gets one Dijkstra ball, cut at a radius that provably covers its targets
    (``d(a, b) ≤ h(a) + ℓ(x, y) + h(b)``, ``h`` the longest incident length).
 3. *Exact transport.* With hop costs, equal rows and equal columns of the cost matrix merge
-   (masses added; exact). A least-cost greedy start gives an upper bound and a spanning-tree
-   basis; when it meets the lower bound ``max(Σ_a μ(a) min_b d(a, b), Σ_b ν(b) min_a d(a, b))``
-   the edge is settled, otherwise the transportation simplex (MODI duals, block pricing,
-   Bland's rule after a run of degenerate pivots) finishes it. One support of size 1 is
-   settled in closed form. Edges run in parallel (numba ``prange``).
+   (masses added; exact). A least-cost greedy start (cells visited in a counting-sort bucket
+   order, exact for hop costs) gives an upper bound and a spanning-tree basis; when it meets
+   the lower bound ``max(Σ_a μ(a) min_b d(a, b), Σ_b ν(b) min_a d(a, b))`` the edge is
+   settled, otherwise the transportation simplex finishes it: the basis tree is kept as parent
+   pointers (a pivot re-hangs one subtree by reversing a parent chain; MODI duals re-derived
+   in O(m + n)), block pricing, Bland's rule after a run of degenerate pivots. One support of
+   size 1 is settled in closed form. Edges run in parallel (numba ``prange``).
 
 Differences from GraphRicciCurvature: none in the values (up to floating-point rounding of an
 exact LP optimum). Self-loops are ignored, as there; a self-loop column of ``edge_index`` gets
@@ -795,9 +797,9 @@ def _emd(p, q, cost, merge):
 def _greedy_basis(cost, p, q, bi, bj, flow):
     """Least-cost greedy plan as a spanning-tree basis of ``m + n − 1`` cells (degenerate cells
     carry 0): each cell retires exactly one line (its row, or its column), the last one both.
-    Returns the plan's cost."""
+    The cells are visited in ``_bucket_order``. Returns the plan's cost."""
     m, n = cost.shape
-    order = np.argsort(cost.ravel(), kind="mergesort")
+    order = _bucket_order(cost.ravel())
     rest_p = p.copy()
     rest_q = q.copy()
     row_on = np.ones(m, dtype=np.bool_)
@@ -827,67 +829,117 @@ def _greedy_basis(cost, p, q, bi, bj, flow):
 
 
 @numba.njit(cache=True)
+def _basis_tree(m, n, bi, bj, parent, parent_cell):
+    """Parent pointers of the basis spanning tree rooted at row 0 (rows are tree nodes
+    ``0..m-1``, columns ``m..m+n-1``; ``parent_cell[t]`` is the basic cell joining ``t`` to
+    its parent), by breadth-first search over the basic cells."""
+    nodes = m + n
+    cells = nodes - 1
+    adj_ptr = np.zeros(nodes + 1, dtype=np.int64)
+    for k in range(cells):
+        adj_ptr[bi[k] + 1] += 1
+        adj_ptr[m + bj[k] + 1] += 1
+    for t in range(nodes):
+        adj_ptr[t + 1] += adj_ptr[t]
+    cursor = adj_ptr[:-1].copy()
+    adj = np.empty(2 * cells, dtype=np.int64)
+    for k in range(cells):
+        adj[cursor[bi[k]]] = k
+        cursor[bi[k]] += 1
+        adj[cursor[m + bj[k]]] = k
+        cursor[m + bj[k]] += 1
+    parent[:] = -2
+    parent[0] = -1
+    queue = np.empty(nodes, dtype=np.int64)
+    queue[0] = 0
+    head, tail = 0, 1
+    while head < tail:
+        a = queue[head]
+        head += 1
+        for t in range(adj_ptr[a], adj_ptr[a + 1]):
+            k = adj[t]
+            b = m + bj[k] if a < m else bi[k]
+            if parent[b] != -2:
+                continue
+            parent[b] = a
+            parent_cell[b] = k
+            queue[tail] = b
+            tail += 1
+
+
+@numba.njit(cache=True)
+def _tree_duals(cost, m, bi, bj, parent, parent_cell, dual, stamp, stack, pivot):
+    """Duals ``u_i + v_j = cost[i, j]`` on the basic cells (``dual[:m]`` = u, ``dual[m:]`` = v,
+    u_0 = 0): each node's dual follows from its parent's, so one walk up from every node not
+    yet stamped with ``pivot`` sets the whole tree in O(m + n)."""
+    stamp[0] = pivot
+    dual[0] = 0.0
+    for start in range(1, dual.size):
+        top = 0
+        t = start
+        while stamp[t] != pivot:
+            stack[top] = t
+            top += 1
+            t = parent[t]
+        while top > 0:
+            top -= 1
+            t = stack[top]
+            k = parent_cell[t]
+            dual[t] = cost[bi[k], bj[k]] - dual[parent[t]]
+            stamp[t] = pivot
+    return dual
+
+
+@numba.njit(cache=True)
+def _bucket_order(values):
+    """Indices of ``values`` in increasing order up to a bucket width: a counting sort into
+    ``len(values)`` equal-width buckets (O(len), stable). Exact when the values are few and
+    evenly spaced (hop costs 1, 2, 3); close enough elsewhere for a greedy start, which the
+    simplex then makes optimal."""
+    size = values.size
+    low, high = values.min(), values.max()
+    width = (high - low) / (size - 1) if high > low else 1.0
+    bucket = np.empty(size, dtype=np.int64)
+    start = np.zeros(size + 1, dtype=np.int64)
+    for c in range(size):
+        b = min(int((values[c] - low) / width + 0.5), size - 1)
+        bucket[c] = b
+        start[b + 1] += 1
+    for b in range(size):
+        start[b + 1] += start[b]
+    order = np.empty(size, dtype=np.int64)
+    for c in range(size):
+        order[start[bucket[c]]] = c
+        start[bucket[c]] += 1
+    return order
+
+
+@numba.njit(cache=True)
 def _simplex(cost, bi, bj, flow, scale):
-    """Transportation simplex from the basis ``(bi, bj, flow)``: duals by a tree walk, block
-    pricing picks the entering cell (Bland's rule after a run of degenerate pivots, which
-    rules out cycling), the ratio test along the tree cycle picks the leaving cell."""
+    """Transportation simplex from the basis ``(bi, bj, flow)``. The basis is a spanning tree
+    kept as parent pointers: a pivot re-hangs the cut-off subtree on the entering cell by
+    reversing one parent chain, and the duals are re-derived from the pointers (O(m + n)).
+    Block pricing picks the entering cell (Bland's rule after a run of degenerate pivots,
+    which rules out cycling); the ratio test along the tree cycle picks the leaving cell."""
     m, n = cost.shape
     nodes = m + n
     cells = nodes - 1
     tol = 1e-12 * scale
-    u = np.zeros(m)
-    v = np.zeros(n)
-    adj_ptr = np.empty(nodes + 1, dtype=np.int64)
-    adj = np.empty(2 * cells, dtype=np.int64)
-    cursor = np.empty(nodes, dtype=np.int64)
     parent = np.empty(nodes, dtype=np.int64)
     parent_cell = np.empty(nodes, dtype=np.int64)
-    depth = np.empty(nodes, dtype=np.int64)
-    queue = np.empty(nodes, dtype=np.int64)
-    path = np.empty(cells, dtype=np.int64)
-    side = np.empty(cells, dtype=np.int64)
+    _basis_tree(m, n, bi, bj, parent, parent_cell)
+    dual = np.empty(nodes)
+    stamp = np.full(nodes, -1, dtype=np.int64)
+    seen = np.full(nodes, -1, dtype=np.int64)
+    stack = np.empty(nodes, dtype=np.int64)
+    up_a = np.empty(cells, dtype=np.int64)  # cycle cells from the entering column up
+    up_b = np.empty(cells, dtype=np.int64)  # cycle cells from the entering row up
     degenerate_run = 0
     bland = False
     block = max(8, int(np.sqrt(m * n)))
     cursor_cell = 0
-    for _ in range(100 * nodes * nodes + 1000):
-        # The basis tree: rows are nodes 0..m-1, columns m..m+n-1.
-        adj_ptr[:] = 0
-        for k in range(cells):
-            adj_ptr[bi[k] + 1] += 1
-            adj_ptr[m + bj[k] + 1] += 1
-        for t in range(nodes):
-            adj_ptr[t + 1] += adj_ptr[t]
-        cursor[:] = adj_ptr[:-1]
-        for k in range(cells):
-            adj[cursor[bi[k]]] = k
-            cursor[bi[k]] += 1
-            adj[cursor[m + bj[k]]] = k
-            cursor[m + bj[k]] += 1
-        # Duals u_i + v_j = cost on basic cells, by breadth-first search from row 0.
-        depth[:] = -1
-        depth[0] = 0
-        parent[0] = -1
-        u[0] = 0.0
-        queue[0] = 0
-        head, tail = 0, 1
-        while head < tail:
-            a = queue[head]
-            head += 1
-            for t in range(adj_ptr[a], adj_ptr[a + 1]):
-                k = adj[t]
-                b = m + bj[k] if a < m else bi[k]
-                if depth[b] >= 0:
-                    continue
-                depth[b] = depth[a] + 1
-                parent[b] = a
-                parent_cell[b] = k
-                if a < m:
-                    v[bj[k]] = cost[bi[k], bj[k]] - u[bi[k]]
-                else:
-                    u[bi[k]] = cost[bi[k], bj[k]] - v[bj[k]]
-                queue[tail] = b
-                tail += 1
+    for pivot in range(100 * nodes * nodes + 1000):
+        _tree_duals(cost, m, bi, bj, parent, parent_cell, dual, stamp, stack, pivot)
         # Pricing: block search (the most negative reduced cost within the first block of
         # ``block`` cells, cyclically from where the last search stopped, that holds one), as
         # in LEMON's network simplex; Bland's rule takes the first negative cell instead.
@@ -896,7 +948,7 @@ def _simplex(cost, bi, bj, flow, scale):
         start = 0 if bland else cursor_cell
         i, j = start // n, start % n
         for scanned in range(1, m * n + 1):
-            r = cost[i, j] - u[i] - v[j]
+            r = cost[i, j] - dual[i] - dual[m + j]
             if r < best:
                 best, ei, ej = r, i, j
                 if bland:
@@ -910,42 +962,56 @@ def _simplex(cost, bi, bj, flow, scale):
         cursor_cell = i * n + j
         if ei < 0:
             break
-        # The tree path from column ej to row ei; its cells alternate −, +, −, ...
-        a, b = m + ej, ei
-        front, back = 0, 0
-        while depth[a] > depth[b]:
-            path[front] = parent_cell[a]
+        # The tree cycle: mark the ancestors of column ej, climb from row ei to the first
+        # marked node (the join); its cells alternate −, +, −, ... from column ej to row ei.
+        t = m + ej
+        while t >= 0:
+            seen[t] = pivot
+            t = parent[t]
+        front = 0
+        t = ei
+        while seen[t] != pivot:
+            up_b[front] = parent_cell[t]
             front += 1
-            a = parent[a]
-        while depth[b] > depth[a]:
-            side[back] = parent_cell[b]
-            back += 1
-            b = parent[b]
-        while a != b:
-            path[front] = parent_cell[a]
+            t = parent[t]
+        join = t
+        back = front
+        front = 0
+        t = m + ej
+        while t != join:
+            up_a[front] = parent_cell[t]
             front += 1
-            a = parent[a]
-            side[back] = parent_cell[b]
-            back += 1
-            b = parent[b]
-        for t in range(back):
-            path[front + t] = side[back - 1 - t]
+            t = parent[t]
         length = front + back
         theta = np.inf
         leave = -1
-        for t in range(0, length, 2):
-            k = path[t]
+        for s in range(0, length, 2):
+            k = up_a[s] if s < front else up_b[length - 1 - s]
             key = bi[k] * n + bj[k]
             if flow[k] < theta or (
                 flow[k] == theta and leave >= 0 and key < bi[leave] * n + bj[leave]
             ):
                 theta, leave = flow[k], k
         theta = max(theta, 0.0)
-        for t in range(length):
-            k = path[t]
-            flow[k] += theta if t % 2 else -theta
+        leave_on_a = False
+        for s in range(length):
+            k = up_a[s] if s < front else up_b[length - 1 - s]
+            flow[k] += theta if s % 2 else -theta
+            if k == leave and s < front:
+                leave_on_a = True
         flow[leave] = theta
+        # The leaving cell cuts off the subtree holding one end of the entering cell; re-hang
+        # that subtree from this end, whose new parent is the other end.
+        child = m + bj[leave] if parent_cell[m + bj[leave]] == leave else bi[leave]
+        node, other = (m + ej, ei) if leave_on_a else (ei, m + ej)
         bi[leave], bj[leave] = ei, ej
+        prev, prev_cell = other, leave
+        while True:
+            up, up_cell = parent[node], parent_cell[node]
+            parent[node], parent_cell[node] = prev, prev_cell
+            if node == child:
+                break
+            prev, prev_cell, node = node, up_cell, up
         if theta <= 1e-15:
             degenerate_run += 1
             bland = bland or degenerate_run > nodes

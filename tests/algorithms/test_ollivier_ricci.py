@@ -182,6 +182,36 @@ def test_empty_graph():
     assert ollivier_ricci(np.zeros((2, 0), dtype=np.int64), 3).shape == (0,)
 
 
+# --------------------------------------------------------------------------- the solver
+
+
+@pytest.mark.parametrize("integer_costs", [False, True])
+def test_transport_solver_matches_linprog(integer_costs):
+    """The small dense transport problems the kernel solves (``_emd``: greedy start in bucket
+    order, then the parent-pointer simplex), on random instances: real costs, and integer
+    costs 1..3 whose many ties make degenerate pivots (the merged hop-cost path too)."""
+    module = importlib.import_module("rewirekit.algorithms.ollivier_ricci")
+    rng = np.random.default_rng(5)
+    greedy_short = 0  # instances where the greedy start is not optimal: the simplex ran
+    for _ in range(40):
+        m, n = rng.integers(2, 13, size=2)
+        if integer_costs:
+            cost = rng.integers(1, 4, size=(m, n)).astype(float)
+        else:
+            cost = rng.uniform(0.1, 3.0, size=(m, n))
+        p = rng.dirichlet(np.ones(m))
+        q = rng.dirichlet(np.ones(n))
+        mu, nu = dict(enumerate(p)), {m + j: w for j, w in enumerate(q)}
+        ground = np.zeros((m + n, m + n))
+        ground[:m, m:] = cost
+        want = _emd_lp(mu, nu, ground)
+        assert module._emd(p, q, cost, integer_costs) == pytest.approx(want, abs=1e-10)
+        basis = np.empty(m + n - 1, dtype=np.int64), np.empty(m + n - 1, dtype=np.int64)
+        greedy = module._greedy_basis(cost, p, q, *basis, np.empty(m + n - 1))
+        greedy_short += greedy > want + 1e-9
+    assert greedy_short > 10
+
+
 # --------------------------------------------------------------------------- given measures
 
 
