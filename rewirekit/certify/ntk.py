@@ -194,7 +194,7 @@ def _ntk_appnp(arch: Architecture, gram: np.ndarray, adj: np.ndarray) -> np.ndar
 
 
 def _adjacency(adj: sp.spmatrix | np.ndarray, n: int) -> np.ndarray:
-    dense = np.array(adj.todense() if sp.issparse(adj) else adj, dtype=np.float64)
+    dense = sp.csr_array(adj, dtype=np.float64).toarray()
     if dense.shape != (n, n):
         raise RewireError(f"adjacency must be [n, n] with n = {n} nodes, got {dense.shape}.")
     np.fill_diagonal(dense, 0.0)
