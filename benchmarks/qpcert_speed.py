@@ -76,7 +76,9 @@ def main() -> None:
 
 def _certify(graph: LabelGraph, kernel, labelled, node, budget, name, options) -> dict:
     began = time.perf_counter()
-    cert = certify_binary(kernel, labelled, [node], graph.y[labelled], 0.075, budget, options)
+    cert = certify_binary(
+        kernel, labelled, np.array([node]), graph.y[labelled], 0.075, budget, options
+    )
     return dict(
         variant=name,
         budget=budget,

@@ -1,0 +1,38 @@
+"""Smoke run of benchmarks/qpcert_speed.py on a tiny CSBM (seconds)."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_speed_benchmark_smoke(tmp_path):
+    out, table = tmp_path / "speed.txt", tmp_path / "speed.csv"
+    cmd = [
+        sys.executable,
+        str(ROOT / "benchmarks" / "qpcert_speed.py"),
+        "--smoke",
+        "--nodes",
+        "2",
+        "--budgets",
+        "1,2",
+        "--csv",
+        str(table),
+        "--out",
+        str(out),
+    ]
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
+    subprocess.run(cmd, check=True, cwd=ROOT, capture_output=True, env=env)
+    text = out.read_text()
+    assert "uptime before" in text and "target: median < 5 s" in text
+    assert "verdicts agree on 2/2" in text  # ours and plain reach the same verdicts
+    rows = table.read_text().splitlines()
+    subprocess.run(
+        cmd, check=True, cwd=ROOT, capture_output=True, env=env
+    )  # resumes: nothing redone
+    assert table.read_text().splitlines() == rows
