@@ -1,6 +1,7 @@
 """Smoke run of benchmarks/qpcert_speed.py on a tiny CSBM (seconds)."""
 
 import os
+import runpy
 import subprocess
 import sys
 from pathlib import Path
@@ -36,3 +37,29 @@ def test_speed_benchmark_smoke(tmp_path):
         cmd, check=True, cwd=ROOT, capture_output=True, env=env
     )  # resumes: nothing redone
     assert table.read_text().splitlines() == rows
+
+
+def test_curves_benchmark_smoke(tmp_path, monkeypatch):
+    prefix = str(tmp_path / "curves")
+    argv = [
+        "qpcert_curves.py",
+        "--seeds",
+        "0",
+        "--targets",
+        "6",
+        "--deltas",
+        "0.05,0.2",
+        "--archs",
+        "gcn,sgc",
+        "--n",
+        "60",
+        "--prefix",
+        prefix,
+    ]
+    monkeypatch.setattr(sys, "argv", argv)
+    runpy.run_path(str(ROOT / "benchmarks" / "qpcert_curves.py"), run_name="__main__")
+    text = Path(prefix + ".txt").read_text()
+    assert "linear SGC is more robust than ReLU GCN" in text
+    assert Path(prefix + ".png").stat().st_size > 0
+    rows = Path(prefix + ".csv").read_text().splitlines()
+    assert len(rows) == 1 + 2 * 2  # header, 2 architectures x 2 budgets
