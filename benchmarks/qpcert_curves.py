@@ -13,6 +13,7 @@ here.
 from __future__ import annotations
 
 import argparse
+import itertools
 import csv
 import subprocess
 from pathlib import Path
@@ -158,7 +159,7 @@ def _claims(curves: dict[str, dict[float, float]]) -> list[tuple[str, bool | str
 
 
 def _has_plateau(ratios: list[float]) -> bool:
-    pairs = zip(ratios[:-1], ratios[1:], strict=True)
+    pairs = itertools.pairwise(ratios)
     return any(abs(a - b) <= 1e-12 and 0 < a < 1 for a, b in pairs)
 
 
