@@ -13,8 +13,8 @@ here.
 from __future__ import annotations
 
 import argparse
-import itertools
 import csv
+import itertools
 import subprocess
 from pathlib import Path
 
