@@ -24,6 +24,8 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+import torch
+from torch_geometric.data import Data
 
 from rewirekit.errors import RewireError
 
@@ -129,3 +131,25 @@ def split_per_class(
     return Split(
         labelled=np.sort(np.concatenate(labelled)), targets=np.sort(np.concatenate(targets))
     )
+
+
+def to_data(graph: LabelGraph) -> Data:
+    """``graph`` as a PyG ``Data`` (float32 ``x``, undirected ``edge_index``, ``y``)."""
+    coo = graph.adj.tocoo()
+    edge_index = torch.from_numpy(np.vstack([coo.row, coo.col]).astype(np.int64))
+    return Data(
+        x=torch.from_numpy(graph.x.astype(np.float32)),
+        edge_index=edge_index,
+        y=torch.from_numpy(graph.y),
+    )
+
+
+def load_label_graph(name: str, seed: int = 0) -> tuple[LabelGraph, Split]:
+    """``"cora_ml_b"`` (10 + 10 labelled, 10 % targets) or ``"csbm"`` (20 + 20, the rest)."""
+    if name == "cora_ml_b":
+        graph = cora_ml_binary()
+        return graph, split_per_class(graph.y, 10, target_fraction=0.1, seed=seed)
+    if name == "csbm":
+        graph = qpcert_csbm(seed=seed)
+        return graph, split_per_class(graph.y, 20, target_fraction=None, seed=seed)
+    raise RewireError(f"unknown certification dataset {name!r}; choose 'cora_ml_b' or 'csbm'.")

@@ -57,3 +57,26 @@ def test_bad_input():
         certify_labels(data, model="transformer")
     with pytest.raises(RewireError, match="method"):
         certify_labels(data, method="gurobi")
+
+
+def test_cli_certify_before_and_after_a_rewiring():
+    from typer.testing import CliRunner
+
+    from rewirekit.cli import app
+
+    args = [
+        "certify",
+        "-d",
+        "csbm",
+        "--model",
+        "sgc",
+        "--C",
+        "0.001",
+        "--method",
+        "random:add=20,seed=0",
+    ]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "before: certified ratio" in result.output and "after random" in result.output
+    bad = CliRunner().invoke(app, ["certify", "-d", "cora"])
+    assert isinstance(bad.exception, RewireError)
