@@ -119,7 +119,7 @@ def bench(
     ),
     protocol: str | None = typer.Option(None, "--protocol", "-p", help=PROTOCOL_HELP),
     training: str | None = typer.Option(
-        None, help="Training preset: jdr or comfy (default: comfy for --protocol comfy, else jdr)."
+        None, help="Training preset: jdr, comfy or bangs (default: comfy for --protocol comfy, else jdr)."
     ),
     model: list[str] = typer.Option(["gcn"], "--model", "-m", help="Model (repeatable)."),
     method: list[str] = typer.Option(
