@@ -177,6 +177,7 @@ class BANGS(SelfTrainingMethod):
             getattr(data, "edge_weight", None),
             num_nodes,
             double_self_loops=self.faithful,
+            dtype=logits.dtype,
         )
         one_hot = torch.nn.functional.one_hot
         if self.faithful:

@@ -15,10 +15,12 @@ per coalition shared by all players.
 
 from __future__ import annotations
 
+import warnings
+
 import torch
 from torch import Tensor
 from torch_geometric.nn.conv.gcn_conv import gcn_norm
-from torch_geometric.utils import to_torch_csr_tensor
+from torch_geometric.utils import add_remaining_self_loops, to_torch_csr_tensor
 
 from rewirekit.errors import RewireError
 
@@ -84,12 +86,25 @@ def normalized_adjacency(
     num_nodes: int,
     *,
     double_self_loops: bool = False,
+    dtype: torch.dtype = torch.float32,
 ) -> Tensor:
     r""":math:`\hat A = D^{-1/2}(A + wI)D^{-1/2}` as a CSR matrix (rows are targets), with
     self-loop weight ``w = 1``, or ``w = 2`` with ``double_self_loops`` (the official graph
     has its self-loops twice). Existing self-loops are kept as they are."""
-    index, norm = gcn_norm(edge_index, edge_weight, num_nodes=num_nodes, improved=double_self_loops)
-    return to_torch_csr_tensor(index.flip(0), norm, size=(num_nodes, num_nodes))
+    weight = (
+        torch.ones(edge_index.size(1), dtype=dtype)
+        if edge_weight is None
+        else edge_weight.to(dtype)
+    )
+    # explicit self-loops: this PyG's gcn_norm ignores ``improved`` without edge weights
+    index, weight = add_remaining_self_loops(
+        edge_index, weight, fill_value=2.0 if double_self_loops else 1.0, num_nodes=num_nodes
+    )
+    index, norm = gcn_norm(index, weight, num_nodes=num_nodes, add_self_loops=False)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta")
+        warnings.filterwarnings("ignore", message="Sparse invariant checks")
+        return to_torch_csr_tensor(index.flip(0), norm, size=(num_nodes, num_nodes))
 
 
 def propagate(adjacency: Tensor, beta: float, scores: Tensor) -> Tensor:
