@@ -165,25 +165,31 @@ class PropagationUtility:
         faithful: bool = False,
     ) -> None:
         num_nodes, num_classes = scores.shape
-        self.base = propagate(adjacency, beta, _rows_only(scores, sources))
+        base = propagate(adjacency, beta, _rows_only(scores, sources))
         self.train_base = propagate(adjacency, beta, _rows_only(scores, train_sources))[train_index]
-        # column c of M times X_c, flattened: the change of every node's scores when
-        # candidate c joins a coalition
+        # column c of M: how candidate c's scores reach every node. Only nodes within two hops
+        # of a candidate change with the coalition; the others add constants to both means.
         unit = torch.zeros(num_nodes, candidates.numel(), dtype=scores.dtype)
         unit[candidates, torch.arange(candidates.numel())] = 1.0
-        influence = propagate(adjacency, beta, unit)  # [N, P], column c = M[:, c]
-        self.contribution = (influence.T.unsqueeze(2) * scores[candidates].unsqueeze(1)).reshape(
-            candidates.numel(), num_nodes * num_classes
-        )
-        self.train_contribution = (
-            self.contribution.view(-1, num_nodes, num_classes)[:, train_index]
-            .reshape(candidates.numel(), -1)
-            .contiguous()
-        )
+        influence = propagate(adjacency, beta, unit)  # [N, P]
+        reached = influence.abs().sum(dim=1) > 0
+        fixed = base[~reached].softmax(dim=1)
+        self.fixed_probability_sum = fixed.sum(dim=0)
+        self.fixed_entropy_sum = entropy(fixed).sum()
+        self.base = base[reached]
+        self.num_nodes = num_nodes
+        self.contribution = self._contribution(influence[reached], scores[candidates])
+        self.train_contribution = self._contribution(influence[train_index], scores[candidates])
         self.train_labels = train_labels
         self.faithful = faithful
         self.train_target = scores[train_index].softmax(dim=1) if faithful else None
-        self.shape = (num_nodes, num_classes)
+        self.num_classes = num_classes
+
+    @staticmethod
+    def _contribution(influence: Tensor, candidate_scores: Tensor) -> Tensor:
+        """``[P, R * C]``: row c is ``M[rows, c] X_c``, flattened."""
+        rows, players = influence.shape
+        return (influence.T.unsqueeze(2) * candidate_scores.unsqueeze(1)).reshape(players, -1)
 
     def __call__(self, coalitions: Tensor) -> Tensor:
         """Utilities of coalitions given as a boolean ``[S, P]`` matrix, shape ``[S]``."""
@@ -195,12 +201,11 @@ class PropagationUtility:
         )
 
     def _utilities(self, members: Tensor) -> Tensor:
-        num_nodes, num_classes = self.shape
-        count = members.size(0)
-        logits = (members @ self.contribution).view(count, num_nodes, num_classes) + self.base
+        count, num_classes = members.size(0), self.num_classes
+        logits = (members @ self.contribution).view(count, -1, num_classes) + self.base
         probabilities = logits.softmax(dim=2)
-        class_entropy = entropy(probabilities.mean(dim=1))
-        node_entropy = entropy(probabilities).mean(dim=1)
+        class_mean = (probabilities.sum(dim=1) + self.fixed_probability_sum) / self.num_nodes
+        node_entropy = (entropy(probabilities).sum(dim=1) + self.fixed_entropy_sum) / self.num_nodes
         train_logits = (members @ self.train_contribution).view(
             count, -1, num_classes
         ) + self.train_base
@@ -213,7 +218,7 @@ class PropagationUtility:
                 2, self.train_labels.view(1, -1, 1).expand(count, -1, 1)
             )
             cross = -torch.log(picked.squeeze(2) + 1e-9).mean(dim=1)
-        return class_entropy - node_entropy - cross
+        return entropy(class_mean) - node_entropy - cross
 
 
 def _rows_only(scores: Tensor, index: Tensor) -> Tensor:

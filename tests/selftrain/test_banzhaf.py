@@ -94,19 +94,20 @@ def _entropy(p):
 
 @pytest.mark.parametrize("faithful", [False, True])
 def test_utility_on_a_path_matches_a_hand_computation(faithful):
-    # path 0 - 1 - 2 - 3; node 0 is the training node (class 1); players: nodes 2 and 3
+    # path 0 - 1 - 2 - 3 and an isolated node 4 that no player reaches; node 0 is the
+    # training node (class 1); players: nodes 2 and 3
     edge_index = torch.tensor([[0, 1, 1, 2, 2, 3], [1, 0, 2, 1, 3, 2]])
     w = 2.0 if faithful else 1.0
-    a = np.zeros((4, 4))
+    a = np.zeros((5, 5))
     a[[0, 1, 1, 2, 2, 3], [1, 0, 2, 1, 3, 2]] = 1.0
-    a += w * np.eye(4)
+    a += w * np.eye(5)
     d = a.sum(axis=1) ** -0.5
     a_hat = d[:, None] * a * d[None, :]
     beta = 0.75
     m = beta * a_hat + beta**2 * a_hat @ a_hat
-    x = np.array([[0.0, 1.0], [0.6, 0.4], [0.2, 0.8], [0.9, 0.1]])
-    coalition = np.array([0, 0, 1, 1])  # both players: nodes 2 and 3
-    sources = np.array([1, 0, 0, 0])
+    x = np.array([[0.0, 1.0], [0.6, 0.4], [0.2, 0.8], [0.9, 0.1], [0.3, 0.7]])
+    coalition = np.array([0, 0, 1, 1, 0])  # both players: nodes 2 and 3
+    sources = np.array([1, 0, 0, 0, 0])
     logits = m @ (x * sources[:, None]) + m @ (x * coalition[:, None])
     p = _softmax(logits)
     train_p = p[0]  # the training term's sources are the same here (no pseudo-labels)
@@ -118,7 +119,7 @@ def test_utility_on_a_path_matches_a_hand_computation(faithful):
     expected = _entropy(p.mean(axis=0)) - _entropy(p).mean() - cross
 
     adjacency = normalized_adjacency(
-        edge_index, None, 4, double_self_loops=faithful, dtype=torch.float64
+        edge_index, None, 5, double_self_loops=faithful, dtype=torch.float64
     )
     np.testing.assert_allclose(adjacency.to_dense().numpy(), a_hat, atol=1e-12)
     utility = PropagationUtility(
@@ -134,7 +135,7 @@ def test_utility_on_a_path_matches_a_hand_computation(faithful):
     )
     values = utility(torch.tensor([[True, True], [False, False], [True, False]]))
     assert float(values[0]) == pytest.approx(expected, abs=1e-9)
-    only_2 = m @ (x * sources[:, None]) + m @ (x * np.array([0, 0, 1, 0])[:, None])
+    only_2 = m @ (x * sources[:, None]) + m @ (x * np.array([0, 0, 1, 0, 0])[:, None])
     assert float(values[2]) != pytest.approx(float(values[0]), abs=1e-6)
     p2 = _softmax(only_2)
     cross2 = (
