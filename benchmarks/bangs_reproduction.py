@@ -175,6 +175,7 @@ def report(args: argparse.Namespace) -> str:
         "Paper values: not available (the paper's tables could not be retrieved; see the"
         " spec, shared/specs/labels.md section 2).",
         "",
+        *([args.note, ""] if args.note else []),
         "## Mean test accuracy (%)",
         "",
         "| dataset | n | base | ST | BANGS |",
@@ -209,10 +210,25 @@ def report(args: argparse.Namespace) -> str:
                 [100 * acc[dataset, s, b] for s in seeds],
             )
             lines.append(
-                f"| {dataset} | {a} - {b} | {cmp.n} | {cmp.mean:+.2f} |"
+                f"| {dataset} | {a} - {b} | {cmp.n} | {cmp.mean_diff:+.2f} |"
                 f" [{cmp.ci_low:+.2f}, {cmp.ci_high:+.2f}] | {cmp.wins}/{cmp.losses}/{cmp.ties}"
                 f" | {_verdict(cmp.n, cmp.ci_low, cmp.ci_high)} |"
             )
+    lines += [
+        "",
+        "## Test accuracy (%) of the last round, for comparison",
+        "",
+        "| dataset | ST last round | BANGS last round |",
+        "| --- | --- | --- |",
+    ]
+    last = {(r["dataset"], int(r["seed"]), r["method"]): float(r["last_test_acc"]) for r in rows}
+    for dataset in datasets:
+        seeds = _complete_seeds(acc, dataset)
+        cells = [
+            f"{100 * sum(last[dataset, s, m] for s in seeds) / len(seeds):.2f}" if seeds else "-"
+            for m in ("st", "bangs")
+        ]
+        lines.append(f"| {dataset} | " + " | ".join(cells) + " |")
     lines += ["", f"Load when this report was written: `{_uptime()}`", ""]
     return "\n".join(lines)
 
@@ -254,6 +270,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--csv", type=Path, default=DOCS / "bangs_reproduction.csv")
     parser.add_argument("--out", type=Path, default=DOCS / "bangs_reproduction.md")
     parser.add_argument("--report-only", action="store_true")
+    parser.add_argument("--note", default="", help="a paragraph for the report")
     parser.add_argument(
         "--report-command",
         default="",

@@ -57,13 +57,14 @@ def main(argv: list[str] | None = None) -> str:
     teacher = train_node_classifier(
         data, train, val, test, "gcn", config, seed=910, keep_logits=True
     )
-    assert teacher.logits is not None
+    logits = teacher.logits
+    assert logits is not None
     method = BANGS(top_k=100, candidates=200, samples_per_node=args.samples_per_node)
 
     def one_round(seed: int) -> float:
         context = SelectionContext(
             data,
-            teacher.logits,
+            logits,
             torch.where(train, data.y, torch.full_like(data.y, -1)),
             train.nonzero().view(-1),
             val.nonzero().view(-1),

@@ -2,10 +2,10 @@
 Pseudo-labeling for Graph Self-training" / BANGS, ICLR 2025; code: ``fangxin-wang/BANGS``).
 
 Each round: calibrate the teacher (GATS), take the ``candidates`` most confident eligible nodes,
-score each by its Banzhaf value in the game of :class:`~rewirekit.selftrain.banzhaf.
-PropagationUtility` (MSR estimate from ``candidates * samples_per_node / top_k`` coalitions of
-at most ``top_k`` candidates), and pseudo-label the ``top_k`` highest with the calibrated
-teacher's class.
+score each by its Banzhaf value in the game of
+:class:`~rewirekit.selftrain.banzhaf.PropagationUtility` (MSR estimate from
+``candidates * samples_per_node / top_k`` coalitions of at most ``top_k`` candidates), and
+pseudo-label the ``top_k`` highest with the calibrated teacher's class.
 """
 
 from __future__ import annotations

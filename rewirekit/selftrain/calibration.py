@@ -63,6 +63,10 @@ class GATS(nn.Module):
             spatial factor (2: training nodes and their neighbours, as in the paper).
     """
 
+    edges: Tensor
+    hops: Tensor
+    inverse_degree: Tensor
+
     def __init__(
         self,
         num_classes: int,
