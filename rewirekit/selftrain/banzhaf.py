@@ -73,7 +73,8 @@ def banzhaf_msr(coalitions: Tensor, utilities: Tensor) -> Tensor:
     if bool((inside == 0).any()) or bool((outside == 0).any()):
         raise RewireError(
             "a candidate is in every sampled coalition or in none, so its Banzhaf value is "
-            "undefined; sample more coalitions (raise samples_per_node)."
+            f"undefined ({coalitions.size(0)} coalitions of {coalitions.size(1)} candidates); "
+            "sample more coalitions (raise samples_per_node)."
         )
     with_i = utilities @ members / inside
     without_i = utilities @ (1 - members) / outside
