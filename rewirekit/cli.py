@@ -122,7 +122,9 @@ def bench(
     ),
     protocol: str | None = typer.Option(None, "--protocol", "-p", help=PROTOCOL_HELP),
     training: str | None = typer.Option(
-        None, help="Training preset: jdr or comfy (default: comfy for --protocol comfy, else jdr)."
+        None,
+        help="Training preset: jdr, comfy or bangs (default: comfy for --protocol comfy, "
+        "else jdr).",
     ),
     model: list[str] = typer.Option(["gcn"], "--model", "-m", help="Model (repeatable)."),
     method: list[str] = typer.Option(
@@ -130,6 +132,12 @@ def bench(
     ),
     splits: int | None = typer.Option(None, help="Number of splits (default: the preset's)."),
     seed: list[int] = typer.Option([0], help="Training seed(s) (repeatable)."),
+    selftrain: str | None = typer.Option(
+        None,
+        "--selftrain",
+        help="Self-train every run after the rewiring: bangs, st or m3s, optionally with "
+        "parameters: 'bangs:top_k=70,rounds=10'.",
+    ),
     store: Path = typer.Option(DEFAULT_STORE, help="SQLite result store."),
     plot: Path = typer.Option(Path("runs") / "csbm_phi.png", help="PNG for a sweep."),
     html: Path | None = typer.Option(
@@ -190,6 +198,7 @@ def bench(
         num_splits=splits,
         seeds=tuple(seed),
         training_preset=training or _default_training(protocol),
+        selftrain=parse_method(selftrain) if selftrain else None,
     )
     specs_at, labels = _per_dataset_specs(base, phis, choices)
     _print_protocols({d.preset_name: choices[d.key] for d in datasets}, stderr=as_json)

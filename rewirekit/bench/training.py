@@ -106,6 +106,8 @@ class TrainResult:
         best_epoch: 0-based index of the evaluated epoch (the last one with ``eval_at="last"``).
         epochs_run: number of epochs trained.
         seconds: wall-clock time of the training loop.
+        logits: the evaluated epoch's eval-mode outputs for every node (``[N, C]``), kept only
+            with ``keep_logits=True`` (self-training reads the teacher's predictions from it).
     """
 
     test_acc: float
@@ -113,6 +115,7 @@ class TrainResult:
     best_epoch: int
     epochs_run: int
     seconds: float
+    logits: Tensor | None = None
 
 
 class _Tracker:
@@ -155,6 +158,8 @@ def train_node_classifier(
     config: TrainConfig,
     *,
     seed: int,
+    train_labels: Tensor | None = None,
+    keep_logits: bool = False,
 ) -> TrainResult:
     """Train ``model`` on ``data`` full-batch with Adam and cross-entropy; evaluate every epoch.
 
@@ -174,6 +179,10 @@ def train_node_classifier(
         model: a name from :func:`rewirekit.models.list_models`.
         config: training settings, usually from a training preset.
         seed: seed of this run.
+        train_labels: the classes to fit on the training nodes (``[N]``, read at
+            ``train_mask``), e.g. pseudo-labels; ``data.y`` by default. Validation and test
+            accuracies always use ``data.y``.
+        keep_logits: return the evaluated epoch's outputs in :attr:`TrainResult.logits`.
     """
     x, y, edge_index, edge_weight = _graph_tensors(data)
     train_idx, val_idx, test_idx = (
@@ -185,6 +194,9 @@ def train_node_classifier(
         )
     )
     y_train, y_val, y_test = y[train_idx], y[val_idx], y[test_idx]
+    if train_labels is not None:
+        y_train = _train_targets(train_labels, train_idx, y)
+    kept: Tensor | None = None
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         net = build_model(
@@ -220,13 +232,16 @@ def train_node_classifier(
                 )
             val_loss, val_correct, test_correct = stats.tolist()  # the epoch's only sync
             val_acc, test_acc = val_correct / y_val.numel(), test_correct / y_test.numel()
-            if tracker.update(epoch, val_loss, val_acc, test_acc):
+            stop = tracker.update(epoch, val_loss, val_acc, test_acc)
+            if keep_logits and (config.eval_at == "last" or tracker.best[2] == epoch):
+                kept = logits
+            if stop:
                 break
         seconds = time.perf_counter() - start
     if config.eval_at == "last":
-        return TrainResult(test_acc, val_acc, epoch, epoch + 1, seconds)
+        return TrainResult(test_acc, val_acc, epoch, epoch + 1, seconds, kept)
     best_test, best_val, best_epoch = tracker.best
-    return TrainResult(best_test, best_val, best_epoch, epoch + 1, seconds)
+    return TrainResult(best_test, best_val, best_epoch, epoch + 1, seconds, kept)
 
 
 def _evaluates(config: TrainConfig, epoch: int) -> bool:
@@ -281,6 +296,21 @@ def _sparse_if_mostly_zero(x: Tensor) -> Tensor:
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta")
         return x.to_sparse_csr()
+
+
+def _train_targets(train_labels: Tensor, train_idx: Tensor, y: Tensor) -> Tensor:
+    if train_labels.shape != y.shape or train_labels.is_floating_point():
+        raise RewireError(
+            f"train_labels must hold one integer class per node (shape [{y.size(0)}]), got "
+            f"dtype {train_labels.dtype} and shape {list(train_labels.shape)}."
+        )
+    targets = train_labels[train_idx]
+    if bool((targets < 0).any()) or bool((targets > y.max()).any()):
+        raise RewireError(
+            "train_labels holds a class outside 0..max(data.y) on a training node; label "
+            "every training node with one of the dataset's classes."
+        )
+    return targets
 
 
 def _mask_index(mask: Tensor, name: str, y: Tensor) -> Tensor:

@@ -196,7 +196,7 @@ def test_bad_inputs_raise(clusters):
 
 
 def test_preset_registry():
-    assert list_training_presets() == ["jdr", "comfy"]
+    assert list_training_presets() == ["jdr", "comfy", "bangs"]
     with pytest.raises(RewireError, match="jdr, comfy"):
         get_training_preset("fair2")
 

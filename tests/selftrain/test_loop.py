@@ -1,0 +1,111 @@
+"""The self-training loop with BANGS, ST and M3S: determinism, what may be labelled, errors."""
+
+import pytest
+import torch
+
+from rewirekit.bench.training import train_node_classifier
+from rewirekit.errors import RewireError
+from rewirekit.selftrain import (
+    BANGS,
+    M3S,
+    ConfidenceSelfTraining,
+    get_self_trainer,
+    list_self_trainers,
+)
+
+SMALL = {"top_k": 6, "candidates": 10, "samples_per_node": 20, "rounds": 2}
+FAST_GATS = {"calibration_epochs": 20, "calibration_patience": 5}
+
+
+def _accuracies(result):
+    return [(r.round, r.test_acc, r.val_acc, r.num_pseudo_labelled) for r in result.rounds]
+
+
+def _fit(method, graph, config, seed=7, **kwargs):
+    data, train, val, test = graph
+    return method.fit(data, train, val, test, "gcn", config, seed=seed, **kwargs)
+
+
+def test_bangs_is_deterministic_under_a_seed(graph, config):
+    first = _fit(BANGS(**SMALL, **FAST_GATS), graph, config)
+    second = _fit(BANGS(**SMALL, **FAST_GATS), graph, config)
+    assert torch.equal(first.pseudo_labels, second.pseudo_labels)
+    assert _accuracies(first) == _accuracies(second)
+    assert int((first.pseudo_labels >= 0).sum()) == 12  # two rounds of top_k = 6
+    other = _fit(BANGS(**SMALL, **FAST_GATS), graph, config, seed=8)
+    assert not torch.equal(first.pseudo_labels, other.pseudo_labels)
+
+
+def test_default_mode_never_labels_validation_nodes(graph, config):
+    data, train, val, _ = graph
+    result = _fit(
+        BANGS(top_k=10, candidates=20, samples_per_node=10, rounds=5, **FAST_GATS), graph, config
+    )
+    labelled = result.pseudo_labels >= 0
+    assert not bool((labelled & val).any())
+    assert not bool((labelled & train).any())
+    # 60 nodes - 8 train - 12 val = 40 eligible: four rounds of 10 exhaust them, round 5 stops
+    assert int(labelled.sum()) == 40 and len(result.rounds) == 5
+
+
+def test_faithful_mode_labels_validation_nodes_from_the_first_teacher(graph, config):
+    data, train, val, test = graph
+    teacher = train_node_classifier(data, train, val, test, "gcn", config, seed=7, keep_logits=True)
+    method = BANGS(
+        top_k=13, candidates=26, samples_per_node=10, rounds=4, faithful=True, **FAST_GATS
+    )
+    result = _fit(method, graph, config, teacher=teacher)
+    labelled = result.pseudo_labels >= 0
+    assert int(labelled.sum()) == 52  # every non-training node, validation ones included
+    assert bool((labelled & val).any())
+    # never updated: every pseudo-label is the first teacher's (calibration keeps the argmax)
+    assert torch.equal(result.pseudo_labels[labelled], teacher.logits.argmax(1)[labelled])
+    assert result.rounds[0].test_acc == teacher.test_acc
+
+
+def test_reported_round_has_the_best_validation_accuracy(graph, config):
+    result = _fit(ConfidenceSelfTraining(top_k=5, rounds=3), graph, config)
+    self_trained = result.rounds[1:]
+    best = max(r.val_acc for r in self_trained)
+    assert result.val_acc == best
+    assert result.chosen_round == next(r.round for r in self_trained if r.val_acc == best)
+
+
+def test_st_labels_the_most_confident_eligible_nodes(graph, config):
+    data, train, val, test = graph
+    teacher = train_node_classifier(data, train, val, test, "gcn", config, seed=7, keep_logits=True)
+    result = _fit(ConfidenceSelfTraining(top_k=5, rounds=1), graph, config, teacher=teacher)
+    confidence = teacher.logits.softmax(1).max(1).values
+    confidence[train | val] = -1.0
+    expected = torch.sort(confidence, descending=True, stable=True).indices[:5]
+    assert sorted((result.pseudo_labels >= 0).nonzero().view(-1).tolist()) == sorted(
+        expected.tolist()
+    )
+
+
+def test_m3s_keeps_only_confident_nodes_its_clusters_agree_with(graph, config):
+    data, train, val, _ = graph
+    result = _fit(M3S(rounds=2, threshold=0.6, clusters=6), graph, config)
+    labelled = result.pseudo_labels >= 0
+    assert 0 < int(labelled.sum()) < 52
+    assert not bool((labelled & (train | val)).any())
+    again = _fit(M3S(rounds=2, threshold=0.6, clusters=6), graph, config)
+    assert torch.equal(result.pseudo_labels, again.pseudo_labels)
+
+
+def test_bad_input_is_refused(graph, config):
+    data, train, val, test = graph
+    with pytest.raises(RewireError, match="above the number of candidates"):
+        BANGS(top_k=100, candidates=50)
+    with pytest.raises(RewireError, match="unknown calibration"):
+        BANGS(calibration="platt")
+    with pytest.raises(RewireError, match="top_k must be a positive integer"):
+        ConfidenceSelfTraining(top_k=0)
+    with pytest.raises(RewireError, match="needs labelled nodes"):
+        BANGS(**SMALL).fit(data, torch.zeros_like(train), val, test, "gcn", config, seed=0)
+    with pytest.raises(RewireError, match="unknown self-training method 'dr-gst'"):
+        get_self_trainer("dr-gst")
+    with pytest.raises(RewireError, match="bad parameters"):
+        get_self_trainer("st", budget=3)
+    assert list_self_trainers() == ["bangs", "st", "m3s"]
+    assert isinstance(get_self_trainer("BANGS", top_k=5), BANGS)
