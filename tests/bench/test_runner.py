@@ -96,3 +96,30 @@ def test_rerun_skips_and_returns_all_rows(tmp_path):
     assert len(first) == 3 and [r.test_acc for r in first] == [r.test_acc for r in second]
     assert not loaded, "a finished dataset must not be loaded again"
     assert all(0.0 <= r.test_acc <= 1.0 for r in first)
+
+
+def test_interleave_completes_pairs_split_by_split(tmp_path):
+    spec = BenchmarkSpec(
+        datasets=[DatasetSpec("csbm-tiny", lambda: csbm(200, 40, phi=0.5, seed=3), "csbm")],
+        methods=[MethodSpec("none"), MethodSpec("random", {"add": 10, "seed": 0})],
+        models=["gcn"],
+        split_preset="dense",
+        training_preset="comfy",
+        num_splits=3,
+    )
+    order = []
+
+    class Recording:
+        def start(self, total):
+            pass
+
+        def advance(self, description):
+            order.append(description.split()[-1])
+
+    with ResultStore(tmp_path / "a.db") as store:
+        interleaved = run_benchmark(spec, store, Recording(), interleave=True)
+    with ResultStore(tmp_path / "b.db") as store:
+        in_turn = run_benchmark(spec, store)
+    assert order == ["none", "random(add=10,seed=0)"] * 3
+    # the same rows, whatever the order they were trained in
+    assert [(r.key, r.test_acc) for r in interleaved] == [(r.key, r.test_acc) for r in in_turn]
