@@ -15,6 +15,9 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 def set_threads(threads: int) -> None:
@@ -89,14 +92,18 @@ class Protocol:
 
     def measure(self, run: Callable[[], object]) -> Timing:
         """Time ``run`` under this protocol."""
+        return self.timed(run)[1]
+
+    def timed(self, run: Callable[[], T]) -> tuple[T, Timing]:
+        """Time ``run`` under this protocol; also return what its last call returned."""
         for _ in range(self.warmup):
             run()
         seconds = []
         for _ in range(self.repeats):
             start = time.perf_counter()
-            run()
+            result = run()
             seconds.append(time.perf_counter() - start)
-        return Timing(tuple(seconds))
+        return result, Timing(tuple(seconds))
 
 
 def ratio(reference: Timing, ours: Timing) -> float:

@@ -189,6 +189,7 @@ def test_arpack_threads_smoke(monkeypatch, capsys):
     monkeypatch.syspath_prepend(str(BENCHMARKS))
     _script("arpack_threads").main(
         ["--threads", "2", "--jdr-nodes", "600", "--fiedler-nodes", "800", "--edits", "2"]
+        + ["--repeat", "1", "--warmup", "0"]
     )
     lines = capsys.readouterr().out.splitlines()
     rows = [line for line in lines if line.endswith("x")]
@@ -222,6 +223,34 @@ def test_jdr_speed_lapack_bound_times_the_decompositions_of_each_iteration(monke
         calls
         == [("dense_eigh", (30, 30), torch.float32), ("dense_svd", (30, 7), torch.float32)] * 3
     )
+
+
+def test_timing_protocol_warms_up_untimed_and_reports_median_and_minimum(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    timing = _script("timing")
+    calls = []
+    result, measured = timing.Protocol(repeats=3, warmup=2).timed(
+        lambda: calls.append(1) or len(calls)
+    )
+    assert len(calls) == 5 and len(measured.seconds) == 3 and result == 5
+    fixed = timing.Timing((4.0, 1.0, 2.0))
+    assert (fixed.median, fixed.minimum) == (2.0, 1.0)
+    assert timing.ratio(timing.Timing((8.0,)), fixed) == 4.0  # ratio of medians
+    assert "2 untimed warm-up calls, then 3 timed" in timing.Protocol(3, 2).describe()
+    with pytest.raises(ValueError, match="repeats >= 1"):
+        timing.Protocol(repeats=0)
+
+
+def test_jdr_speed_row_prints_the_bound_ratio_and_the_target(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    speed = _script("jdr_speed")
+    t = _script("timing").Timing
+    met = speed.format_row("cora", t((60.0, 70.0, 65.0)), t((11.0,)), t((20.0,)), t((10.0,)))
+    assert "1.10x" in met and met.endswith("met")
+    assert "6.5x" in met  # official / lapack, medians
+    missed = speed.format_row("cora", t((60.0,)), t((12.0,)), t((20.0,)), t((10.0,)))
+    assert "1.20x" in missed and missed.endswith("MISSED")
+    assert len(speed.HEADER.split()) == 10 and len(met.split()) == 10 + 4  # + four minima
 
 
 def test_lowrank_threads_smoke(monkeypatch, capsys):
