@@ -64,7 +64,7 @@ from comfy_vs_official import (
     quiet_scratch_dir,
     with_masks,
 )
-from timing import Protocol, Timing, set_threads
+from timing import Protocol, Timing, git_commit, set_threads
 from torch_geometric.data import Data
 
 
@@ -308,6 +308,8 @@ def main(argv: list[str] | None = None) -> None:
         f"# {datetime.date.today()}  threads={args.threads}  timeout {args.timeout:.0f}s "
         f"per call  torch {torch.__version__}"
     )
+    fosr = f", kedar2/FoSR {git_commit(args.fosr)}" if args.fosr else ""
+    print(f"# official: RelationalML/ComFy {git_commit(args.official_dir)}{fosr}")
     print(f"# {protocol.describe()}")
     print(f"{'dataset':<18} {'method':<20} {'N':>5} {'official':>17} {'ours':>17} {'ratio':>8}")
     for dataset in args.datasets:

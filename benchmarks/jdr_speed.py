@@ -30,11 +30,10 @@ from jdr_vs_official import (
     PAPER_SPLITS,
     load_dataset,
     load_official,
-    official_commit,
     paper_settings,
     run_official,
 )
-from timing import Protocol, Timing, ratio, set_threads
+from timing import Protocol, Timing, git_commit, ratio, set_threads
 
 #: The clean mode's target: at most this many times the LAPACK decompositions' time.
 TARGET_OVER_BOUND = 1.15
@@ -55,7 +54,7 @@ def main(argv: list[str] | None = None) -> None:
     protocol = Protocol.from_args(args)
     set_threads(args.threads)
     official = load_official(args.official_dir)
-    print(f"threads={args.threads}  official jlinki/JDR {official_commit(args.official_dir)}")
+    print(f"threads={args.threads}  official jlinki/JDR {git_commit(args.official_dir)}")
     print(protocol.describe())
     print(
         f"target: clean / lapack <= {TARGET_OVER_BOUND} (clean within {TARGET_OVER_BOUND}x "

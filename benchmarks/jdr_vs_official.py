@@ -41,7 +41,6 @@ import argparse
 import contextlib
 import io
 import os
-import subprocess
 import sys
 import tempfile
 import types
@@ -51,7 +50,7 @@ from pathlib import Path
 import numpy as np
 import torch
 import torch_geometric.transforms as T
-from timing import Protocol, Timing, set_threads
+from timing import Protocol, Timing, git_commit, set_threads
 from torch_geometric.data import Data
 
 #: One timed call, no warm-up: the default protocol of this (exactness) script.
@@ -124,20 +123,6 @@ def official_args(settings: dict) -> types.SimpleNamespace:
         flip_number_A_1=0,
         flip_number_A_0=0,
     )
-
-
-def official_commit(official_dir: str) -> str:
-    """The checkout's commit, or why it is unknown."""
-    try:
-        out = subprocess.run(
-            ["git", "-C", official_dir, "rev-parse", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown (not a git checkout)"
-    return out.stdout.strip()
 
 
 def run_official(module: types.ModuleType, data: Data, settings: dict) -> Data:
@@ -303,7 +288,7 @@ def main(argv: list[str] | None = None) -> None:
     official = load_official(args.official_dir)
     print(
         f"threads={args.threads} (torch, MKL, OpenMP, OpenBLAS; both codes)  "
-        f"torch {torch.__version__}  official jlinki/JDR {official_commit(args.official_dir)}"
+        f"torch {torch.__version__}  official jlinki/JDR {git_commit(args.official_dir)}"
     )
     print(protocol.describe())
     for name in args.datasets:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -109,3 +110,18 @@ class Protocol:
 def ratio(reference: Timing, ours: Timing) -> float:
     """How many times faster ``ours`` is than ``reference`` (ratio of medians)."""
     return reference.median / ours.median
+
+
+def git_commit(checkout: str) -> str:
+    """The commit of a git checkout (an official repository the table compares with), or
+    why it is unknown."""
+    try:
+        out = subprocess.run(
+            ["git", "-C", checkout, "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown (not a git checkout)"
+    return out.stdout.strip()
