@@ -16,7 +16,9 @@ gives both means with their 95% bootstrap intervals and the mean paired differen
 ``--target`` pairs (30); below it the row reads ``pending (n=…)``.
 
 Resumable: every training run is a row of the result store (``--store``, under the
-git-ignored ``runs/``); a rerun trains only the missing rows. The rows are exported to
+git-ignored ``runs/``); a rerun trains only the missing rows. Both arms are rewired first and
+then trained split by split in turn (``run_benchmark(..., interleave=True)``), so a stopped
+run leaves complete pairs. The rows are exported to
 ``--csv`` (committed) and the doc (``--out``) is rewritten after every stored row, so a run
 stopped at any point leaves a consistent doc. ``--stored-only`` trains nothing: it loads the
 CSV into the store and rewrites the doc.

@@ -307,3 +307,40 @@ def test_jdr_randomized_smoke(monkeypatch, capsys):
     assert rows["truncated"][2:4] == ["0.000", "1.000"]  # against itself
     assert float(rows["randomized, 32"][2]) < float(rows["randomized, 2"][2])
     assert 0 <= float(rows["randomized, 2"][3]) <= 1
+
+
+def _jdr_accuracy_rows(store, script, accuracies):
+    """Rows of both arms on Chameleon, split i: (exact, randomized) = accuracies[i]."""
+    from rewirekit.bench.store import RunKey, RunRecord, params_hash
+
+    for split_id, pair in enumerate(accuracies):
+        for solver, acc in zip(script.SOLVERS, pair, strict=True):
+            params = script.Arm("chameleon", "dense", solver).params
+            key = RunKey(
+                "chameleon", "dense", split_id, "jdr", params_hash(params), "gcn", "jdr", 0
+            )
+            store.put(RunRecord(key, params, acc, acc, 1.0, 1.0, 10, {}))
+
+
+def test_jdr_randomized_accuracy_pairs_splits_and_withholds_verdicts_below_target(
+    tmp_path, monkeypatch
+):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    script = _script("jdr_randomized_accuracy")
+    from rewirekit.bench.store import ResultStore
+
+    with ResultStore(tmp_path / "a.db") as store:
+        _jdr_accuracy_rows(store, script, [(0.70, 0.72), (0.60, 0.63), (0.65, 0.66)])
+        store.export_csv(tmp_path / "rows.csv")
+        low = script.render(store, ["chameleon", "cora"], target=30)
+        full = script.render(store, ["chameleon"], target=3)
+    chameleon = next(line for line in low.splitlines() if line.startswith("| chameleon"))
+    assert "| 3 |" in chameleon and "+2.00" in chameleon and "pending (n=3)" in chameleon
+    assert "| cora | sparse | 0 |" in low and "pending (n=0)" in low
+    assert "randomized higher" in full  # every pair +1 to +3 points: the CI excludes 0
+    # --stored-only rebuilds the same doc from the CSV alone, training nothing
+    out = tmp_path / "doc.md"
+    args = ["--stored-only", "--datasets", "chameleon", "cora", "--store", str(tmp_path / "b.db")]
+    args += ["--csv", str(tmp_path / "rows.csv"), "--out", str(out)]
+    assert script.main(args) == 0
+    assert out.read_text() == low
