@@ -22,13 +22,19 @@ T = TypeVar("T")
 
 
 def set_threads(threads: int) -> None:
-    """The same thread count for OpenMP, MKL, OpenBLAS and torch. Call it before numpy,
-    scipy or torch do heavy work: the BLAS libraries read their variables when they start."""
+    """The same thread count for OpenMP, MKL, OpenBLAS and torch: the variables for the
+    libraries loaded later, and ``threadpoolctl`` limits for those already loaded (a script
+    that imported numpy first has its OpenBLAS pools started with one thread per core)."""
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ[var] = str(threads)
     import torch
+    from threadpoolctl import threadpool_limits
 
     torch.set_num_threads(threads)
+    _LIMITS.append(threadpool_limits(limits=threads))  # kept: the limits hold while it lives
+
+
+_LIMITS: list[object] = []
 
 
 @dataclass(frozen=True)

@@ -344,3 +344,19 @@ def test_jdr_randomized_accuracy_pairs_splits_and_withholds_verdicts_below_targe
     args += ["--csv", str(tmp_path / "rows.csv"), "--out", str(out)]
     assert script.main(args) == 0
     assert out.read_text() == low
+
+
+def test_set_threads_limits_blas_pools_loaded_before_it():
+    """A script that imports numpy and torch first still gets the asked thread count in its
+    OpenBLAS pools (run in a child: the limit is process-wide)."""
+    import subprocess
+
+    code = (
+        "import numpy, scipy.linalg, torch; from timing import set_threads; set_threads(1); "
+        "from threadpoolctl import threadpool_info; "
+        "print(sorted({p['num_threads'] for p in threadpool_info()}), torch.get_num_threads())"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=BENCHMARKS, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split() == ["[1]", "1"]
