@@ -26,9 +26,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--jdr-nodes", type=int, default=20_000)
     parser.add_argument("--fiedler-nodes", type=int, default=100_000)
     parser.add_argument("--edits", type=int, default=100, help="ProxyAdd additions")
-    parser.add_argument("--repeat", type=int, default=1)
+    from timing import Protocol, ratio, set_threads
+
+    Protocol.add_arguments(parser, repeats=3, warmup=1)
     args = parser.parse_args(argv)
-    from timing import best_of, set_threads
+    protocol = Protocol.from_args(args)
 
     set_threads(args.threads)
     import numpy as np
@@ -68,16 +70,15 @@ def main(argv: list[str] | None = None) -> None:
     def proxy_add():
         rewirekit.rewire(graph, "proxy_add", add=args.edits)
 
-    print(f"BLAS threads={args.threads}, best of {args.repeat}")
-    print(f"{'call':44s} {'threaded':>9s} {'1 thread':>9s} {'ratio':>6s}")
+    print(f"BLAS threads={args.threads}; {protocol.describe()}")
+    print(f"{'call':44s} {'threaded':>17s} {'1 thread':>17s} {'ratio':>6s}")
     for name, run in (
         (f"JDR: 64 eigenpairs, N={args.jdr_nodes:,}, q={jdr_iterate.rank}", leading_eigenpairs),
         (f"Fiedler pair, N={n:,}", fiedler),
         (f"ProxyAdd, {args.edits} edits, N={n:,}", proxy_add),
     ):
-        slow = best_of(args.repeat, threaded(run))
-        fast = best_of(args.repeat, run)
-        print(f"{name:44s} {slow:8.2f}s {fast:8.2f}s {slow / fast:5.1f}x", flush=True)
+        slow, fast = protocol.measure(threaded(run)), protocol.measure(run)
+        print(f"{name:44s} {slow.cell()} {fast.cell()} {ratio(slow, fast):5.1f}x", flush=True)
 
 
 def _jdr_iterate(rewirekit, data, truncated_graph):

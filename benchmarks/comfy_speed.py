@@ -9,7 +9,11 @@ rows are skipped without it). Inputs, the ``nx_cugraph`` stub and the scratch di
 those of ``comfy_vs_official.py``. Thread counts of torch/MKL/OpenMP/OpenBLAS are set
 identically for both (``--threads``, default 1) before anything runs.
 
-What is timed (wall clock, best of ``--repeat``):
+What is timed (wall clock): every figure, ours and the official code's, under one
+``timing.Protocol`` fixed before anything runs (``--warmup`` untimed calls, then
+``--repeat`` timed ones; defaults 1 and 3), printed as the median with the minimum in
+brackets; ratios are ratios of medians. A row below its target is printed ``MISSED``; to
+change the protocol, rerun the whole table.
 
 * ours: one ``rewirekit.rewire(data, name, ...)`` call on the prepared graph (input
   validation, Louvain for ComFy, the selection and building the output ``Data``).
@@ -29,7 +33,8 @@ What is timed (wall clock, best of ``--repeat``):
   graph (conversion not timed).
 * FoSR, official: kedar2/FoSR ``edge_rewire`` (numba, compiled before timing).
 
-Official runs go to a child process killed after ``--timeout`` seconds. Slow spectral runs
+Official runs go to a child process (warm-up and timed calls in the same child) killed after
+``--timeout`` seconds per call. Slow spectral runs
 are first probed with one edge: when one edge already takes more than ``timeout / budget``
 seconds, the full run is skipped and reported as ``> timeout`` with the one-edge time
 (and its linear extrapolation).
@@ -59,7 +64,7 @@ from comfy_vs_official import (
     quiet_scratch_dir,
     with_masks,
 )
-from timing import best_of, set_threads
+from timing import Protocol, Timing, git_commit, set_threads
 from torch_geometric.data import Data
 
 
@@ -114,30 +119,29 @@ def speed_runs(dataset: str, small: int) -> list[SpeedRun]:
     return runs
 
 
-def time_ours(data: Data, run: SpeedRun, repeat: int = 1) -> float:
-    """Seconds of our rewiring call (after one untimed warm-up call: first-call imports)."""
+def time_ours(data: Data, run: SpeedRun, protocol: Protocol) -> Timing:
+    """Our rewiring call."""
     import rewirekit
 
-    rewirekit.rewire(data, run.method, **run.params)
-    return best_of(repeat, lambda: rewirekit.rewire(data, run.method, **run.params))
+    return protocol.measure(lambda: rewirekit.rewire(data, run.method, **run.params))
 
 
-def time_our_communities(data: Data, algorithm: str) -> float:
-    """Seconds of our community detection alone (part of our ComFy time)."""
+def time_our_communities(data: Data, algorithm: str, protocol: Protocol) -> Timing:
+    """Our community detection alone (part of our ComFy time)."""
     from rewirekit.algorithms import detect_communities
     from rewirekit.graph import edge_set
 
     edges = edge_set(data)
-    return best_of(1, lambda: detect_communities(edges, seed=SEED, algorithm=algorithm))
+    return protocol.measure(lambda: detect_communities(edges, seed=SEED, algorithm=algorithm))
 
 
-def time_official_louvain(data: Data) -> float:
-    """Seconds of the official code's community step on its own graph (networkx Louvain)."""
+def time_official_louvain(data: Data, protocol: Protocol) -> Timing:
+    """The official code's community step on its own graph (networkx Louvain)."""
     import networkx as nx
     from torch_geometric.utils import to_networkx
 
     graph = to_networkx(data, to_undirected=True)
-    return best_of(1, lambda: nx.community.louvain_communities(graph, seed=SEED))
+    return protocol.measure(lambda: nx.community.louvain_communities(graph, seed=SEED))
 
 
 # -- official calls, each returning its own seconds ------------------------------------------
@@ -178,18 +182,41 @@ def warm_up_fosr(module) -> None:
 
 @dataclass
 class OfficialTime:
-    """An official timing: seconds, or a lower bound when it was given up."""
+    """An official timing under the table's protocol, or (``timing=None``) the lower bound
+    ``seconds`` when it was given up."""
 
-    seconds: float
-    finished: bool
+    timing: Timing | None
+    seconds: float = 0.0
     note: str = ""
 
+    @property
+    def finished(self) -> bool:
+        return self.timing is not None
+
+    @property
+    def median(self) -> float:
+        return self.seconds if self.timing is None else self.timing.median
+
     def text(self) -> str:
-        return f"{self.seconds:8.2f}s" if self.finished else f"> {self.seconds:.0f}s".rjust(9)
+        if self.timing is None:
+            return f"> {self.seconds:.0f}s".rjust(17)
+        return self.timing.cell()
+
+
+def _in_child(protocol: Protocol, function: Callable[..., float], args: tuple) -> Timing:
+    """``function(*args)`` (which returns its own seconds) under ``protocol``, in one process."""
+    for _ in range(protocol.warmup):
+        function(*args)
+    return Timing(tuple(function(*args) for _ in range(protocol.repeats)))
 
 
 def time_official(
-    modules: dict, data: Data, run: SpeedRun, labels: np.ndarray, timeout: float, repeat: int
+    modules: dict,
+    data: Data,
+    run: SpeedRun,
+    labels: np.ndarray,
+    timeout: float,
+    protocol: Protocol,
 ) -> OfficialTime | None:
     """Seconds of the official code for ``run`` (``None`` if that code is not loaded)."""
     call: tuple[Callable[..., float], tuple]  # (function, arguments) to time in a child
@@ -202,42 +229,44 @@ def time_official(
         call = (_official_fosr, (modules["fosr"], data, run.budget))
     else:
         kind = "add" if run.method == "proxy_add" else "delete"
+        # a probe, not a figure: whether the full run can finish within the timeout
         probe = call_with_timeout(_official_proxy, (modules["proxy"], data, kind, 1), timeout)
         if probe is None:
-            return OfficialTime(timeout, False, "one edge did not finish")
+            return OfficialTime(None, timeout, "one edge did not finish")
         if probe * run.budget > timeout:
-            return OfficialTime(
-                timeout, False, f"one edge {probe:.1f}s, x{run.budget} ≈ {probe * run.budget:.0f}s"
-            )
+            note = f"one edge {probe:.1f}s, x{run.budget} ≈ {probe * run.budget:.0f}s"
+            return OfficialTime(None, timeout, note)
         call = (_official_proxy, (modules["proxy"], data, kind, run.budget))
-    times = [call_with_timeout(call[0], call[1], timeout) for _ in range(repeat)]
-    if any(t is None for t in times):
-        return OfficialTime(timeout, False, "timed out")
-    return OfficialTime(min(times), True)
+    calls = protocol.warmup + protocol.repeats
+    timing = call_with_timeout(_in_child, (protocol, *call), timeout * calls)
+    if timing is None:
+        return OfficialTime(None, timeout, "timed out")
+    return OfficialTime(timing)
 
 
 def row(
     dataset: str,
     run: SpeedRun,
     official: OfficialTime | None,
-    ours: float,
-    louvain: tuple[float, float] | None,
+    ours: Timing,
+    louvain: tuple[Timing, Timing] | None,
 ) -> str:
-    """One printed line: times, ratio (a lower bound when the official run was cut)."""
+    """One printed line: medians (minima), ratio of medians (a lower bound when the
+    official run was cut), and whether the target is met."""
     if official is None:
         return f"{dataset:<18} {run.label:<20} {run.budget:>5}  official not loaded"
-    ratio = official.seconds / ours
+    ratio = official.median / ours.median
     mark = "" if official.finished else ">"
     text = (
-        f"{dataset:<18} {run.label:<20} {run.budget:>5} {official.text()} {ours:8.3f}s "
+        f"{dataset:<18} {run.label:<20} {run.budget:>5} {official.text()} {ours.cell()} "
         f"{mark + format(ratio, '.0f' if ratio >= 10 else '.2g') + 'x':>8}"
     )
     if run.target is None:
         text += "  info  (same Louvain as the official code)"
     else:
-        text += f" {'ok' if ratio >= run.target else 'BELOW':>5} (target {run.target:.0f}x)"
+        text += f" {'met' if ratio >= run.target else 'MISSED':>6} (target {run.target:.0f}x)"
     if louvain is not None and official.finished:
-        theirs, mine = official.seconds - louvain[0], ours - louvain[1]
+        theirs, mine = official.median - louvain[0].median, ours.median - louvain[1].median
         text += (
             f"  sel. ratio {theirs / mine:.0f}x"
             if theirs > 0 and mine > 0
@@ -257,15 +286,16 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--small", type=int, default=50)
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--repeat", type=int, default=1)
+    Protocol.add_arguments(parser, repeats=3, warmup=1)
     parser.add_argument(
         "--timeout",
         type=float,
         default=600.0,
-        help="seconds after which an official run is given up",
+        help="seconds after which an official call is given up",
     )
     parser.add_argument("--only", nargs="+", help="run only these labels (e.g. 'FoSR')")
     args = parser.parse_args(argv)
+    protocol = Protocol.from_args(args)
     set_threads(args.threads)
     modules = {
         "feast": import_official(args.official_dir, "Comm+Sim", "onlysim"),
@@ -275,22 +305,26 @@ def main(argv: list[str] | None = None) -> None:
     if "fosr" in modules:
         warm_up_fosr(modules["fosr"])
     print(
-        f"# {datetime.date.today()}  threads={args.threads}  best of {args.repeat}  "
-        f"timeout {args.timeout:.0f}s  torch {torch.__version__}"
+        f"# {datetime.date.today()}  threads={args.threads}  timeout {args.timeout:.0f}s "
+        f"per call  torch {torch.__version__}"
     )
-    print(f"{'dataset':<18} {'method':<20} {'N':>5} {'official':>9} {'ours':>9} {'ratio':>8}")
+    fosr = f", kedar2/FoSR {git_commit(args.fosr)}" if args.fosr else ""
+    print(f"# official: RelationalML/ComFy {git_commit(args.official_dir)}{fosr}")
+    print(f"# {protocol.describe()}")
+    print(f"{'dataset':<18} {'method':<20} {'N':>5} {'official':>17} {'ours':>17} {'ratio':>8}")
     for dataset in args.datasets:
         data = load_prepared(dataset)
         labels = our_communities(data)
-        official_louvain = time_official_louvain(data)
+        official_louvain = time_official_louvain(data, protocol)
         communities = {
-            "louvain": (official_louvain, time_our_communities(data, "louvain")),
-            "leiden": (official_louvain, time_our_communities(data, "leiden")),
+            "louvain": (official_louvain, time_our_communities(data, "louvain", protocol)),
+            "leiden": (official_louvain, time_our_communities(data, "leiden", protocol)),
         }
         print(
             f"# {dataset}: N={data.num_nodes}, E={data.edge_index.size(1) // 2}; communities: "
-            f"official Louvain {official_louvain:.2f}s, ours Louvain "
-            f"{communities['louvain'][1]:.2f}s, ours Leiden {communities['leiden'][1]:.2f}s",
+            f"official Louvain {official_louvain.cell(0)}, ours Louvain "
+            f"{communities['louvain'][1].cell(0)}, ours Leiden "
+            f"{communities['leiden'][1].cell(0)}",
             flush=True,
         )
         officials: dict[tuple, OfficialTime | None] = {}
@@ -299,9 +333,9 @@ def main(argv: list[str] | None = None) -> None:
                 continue
             if run.official_key() not in officials:
                 officials[run.official_key()] = time_official(
-                    modules, data, run, labels, args.timeout, args.repeat
+                    modules, data, run, labels, args.timeout, protocol
                 )
-            ours = time_ours(data, run, args.repeat)
+            ours = time_ours(data, run, protocol)
             algorithm = run.params.get("communities", "leiden")
             print(
                 row(

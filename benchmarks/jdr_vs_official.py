@@ -1,7 +1,6 @@
 """Exactness of rewirekit's JDR against the official implementation (jlinki/JDR).
 
-    git -C <bare clone of jlinki/JDR> worktree add /tmp/JDR HEAD
-    # or: mkdir /tmp/JDR && git -C <clone> archive HEAD | tar x -C /tmp/JDR
+    git clone https://github.com/jlinki/JDR /tmp/JDR
     REWIREKIT_DATA=/work/shared/datasets python benchmarks/jdr_vs_official.py /tmp/JDR
     python benchmarks/jdr_vs_official.py /tmp/JDR --datasets cora --noise-floor
 
@@ -23,7 +22,12 @@ only possible by performing the same floating-point operations, which the faithf
 does in float32 with the dense solver.
 
 Both run single-threaded by default (``--threads``): MKL results depend on the thread
-count, and so does the official output.
+count, and so does the official output. The output's first lines record the thread count,
+torch's version and the official checkout's commit (``git rev-parse HEAD`` in
+``OFFICIAL_DIR``). The times printed beside the faithful comparison follow the
+``timing.Protocol`` of ``--warmup``/``--repeat`` (default: no warm-up, one timed call; the
+comparison uses the last call's output), the same for both codes; ``jdr_speed.py`` is the
+speed table.
 
 Inputs: the datasets via ``rewirekit.datasets.load`` and ``standardize`` (undirected, no
 self-loops; the official script feeds Chameleon's raw *directed* edges, of which torch's
@@ -39,7 +43,6 @@ import io
 import os
 import sys
 import tempfile
-import time
 import types
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,8 +50,11 @@ from pathlib import Path
 import numpy as np
 import torch
 import torch_geometric.transforms as T
-from timing import set_threads
+from timing import Protocol, Timing, git_commit, set_threads
 from torch_geometric.data import Data
+
+#: One timed call, no warm-up: the default protocol of this (exactness) script.
+SINGLE_CALL = Protocol(repeats=1, warmup=0)
 
 #: The split whose GCN-tuned settings (official yaml) each dataset is compared with.
 PAPER_SPLITS = {"cora": "sparse", "citeseer": "sparse", "chameleon": "dense"}
@@ -119,12 +125,10 @@ def official_args(settings: dict) -> types.SimpleNamespace:
     )
 
 
-def run_official(module: types.ModuleType, data: Data, settings: dict) -> tuple[Data, float]:
-    """Run the official function (its progress bar and prints silenced); return output, seconds."""
-    start = time.perf_counter()
+def run_official(module: types.ModuleType, data: Data, settings: dict) -> Data:
+    """Run the official function (its progress bar and prints silenced)."""
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        out = module.denoise_jointly(data.clone(), official_args(settings), "cpu")
-    return out, time.perf_counter() - start
+        return module.denoise_jointly(data.clone(), official_args(settings), "cpu")
 
 
 def _weights(edge_index: torch.Tensor, weight: torch.Tensor, n: int) -> dict[int, float]:
@@ -175,8 +179,8 @@ class Exactness:
     weight_error: float  # max relative error of the weights of common edges
     feature_error: float  # max entry error relative to the largest official entry
     ties: int  # columns with a tie at the top-k cut
-    official_seconds: float
-    ours_seconds: float
+    official_time: Timing
+    ours_time: Timing
 
     def __str__(self) -> str:
         same = "yes" if self.differing_edges == 0 else "no"
@@ -184,23 +188,29 @@ class Exactness:
             f"faithful: identical edge set: {same} ({self.differing_edges} of "
             f"{self.official_edges} edges differ); max rel. error of weights "
             f"{self.weight_error:.3g}, of features {self.feature_error:.3g}; ties at the "
-            f"top-k cut: {self.ties} columns; official {self.official_seconds:.1f}s, "
-            f"ours {self.ours_seconds:.1f}s"
+            f"top-k cut: {self.ties} columns; official {self.official_time.cell(0)}, "
+            f"ours {self.ours_time.cell(0)}"
         )
 
 
 def compare_faithful(
-    official: types.ModuleType, data: Data, settings: dict, dtype: str = "float32"
+    official: types.ModuleType,
+    data: Data,
+    settings: dict,
+    dtype: str = "float32",
+    protocol: Protocol = SINGLE_CALL,
 ) -> tuple[Exactness, Data]:
-    """Run the official code and our faithful mode on ``data``; return the comparison and
-    the official output."""
+    """Run the official code and our faithful mode on ``data`` (timed under ``protocol``);
+    return the comparison and the official output."""
     import rewirekit
 
-    ref, t_official = run_official(official, data, settings)
+    ref, t_official = protocol.timed(lambda: run_official(official, data, settings))
     reference = (ref.edge_index, ref.edge_attr.reshape(-1))
-    start = time.perf_counter()
-    ours = rewirekit.rewire(data, "jdr", **settings, faithful=True, solver="dense", dtype=dtype)
-    t_ours = time.perf_counter() - start
+    ours, t_ours = protocol.timed(
+        lambda: rewirekit.rewire(
+            data, "jdr", **settings, faithful=True, solver="dense", dtype=dtype
+        )
+    )
     differ, weight_err = compare_graphs(
         data.num_nodes, reference, (ours.edge_index, ours.edge_weight)
     )
@@ -233,7 +243,7 @@ def noise_floor(
     noisy = data.clone()
     noise = torch.randn(data.x.shape, generator=torch.Generator().manual_seed(0))
     noisy.x = data.x * (1 + 1e-7 * noise)
-    perturbed, _ = run_official(official, noisy, settings)
+    perturbed = run_official(official, noisy, settings)
     differ, weight_err = compare_graphs(
         data.num_nodes,
         (reference.edge_index, reference.edge_attr.reshape(-1)),
@@ -264,24 +274,30 @@ def main(argv: list[str] | None = None) -> None:
         "--datasets", nargs="+", default=["cora", "chameleon"], choices=sorted(PAPER_SPLITS)
     )
     parser.add_argument("--threads", type=int, default=1)
+    Protocol.add_arguments(parser, repeats=1, warmup=0)
     parser.add_argument(
         "--noise-floor",
         action="store_true",
         help="also rerun the official code on features perturbed by 1e-7",
     )
     args = parser.parse_args(argv)
+    protocol = Protocol.from_args(args)
     set_threads(args.threads)
     import rewirekit
 
     official = load_official(args.official_dir)
-    print(f"threads={args.threads}  torch {torch.__version__}")
+    print(
+        f"threads={args.threads} (torch, MKL, OpenMP, OpenBLAS; both codes)  "
+        f"torch {torch.__version__}  official jlinki/JDR {git_commit(args.official_dir)}"
+    )
+    print(protocol.describe())
     for name in args.datasets:
         settings, data = paper_settings(name)[0], load_dataset(name)
         print(
             f"\n== {name} ({PAPER_SPLITS[name]} split, GCN-tuned): N={data.num_nodes}, "
             f"F={data.num_features}, " + ", ".join(f"{k}={v}" for k, v in settings.items())
         )
-        exactness, reference = compare_faithful(official, data, settings)
+        exactness, reference = compare_faithful(official, data, settings, protocol=protocol)
         print(exactness)
         clean = rewirekit.rewire(data, "jdr", **settings)
         print(

@@ -348,6 +348,7 @@ def test_arpack_threads_smoke(monkeypatch, capsys):
     monkeypatch.syspath_prepend(str(BENCHMARKS))
     _script("arpack_threads").main(
         ["--threads", "2", "--jdr-nodes", "600", "--fiedler-nodes", "800", "--edits", "2"]
+        + ["--repeat", "1", "--warmup", "0"]
     )
     lines = capsys.readouterr().out.splitlines()
     rows = [line for line in lines if line.endswith("x")]
@@ -381,6 +382,34 @@ def test_jdr_speed_lapack_bound_times_the_decompositions_of_each_iteration(monke
         calls
         == [("dense_eigh", (30, 30), torch.float32), ("dense_svd", (30, 7), torch.float32)] * 3
     )
+
+
+def test_timing_protocol_warms_up_untimed_and_reports_median_and_minimum(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    timing = _script("timing")
+    calls = []
+    result, measured = timing.Protocol(repeats=3, warmup=2).timed(
+        lambda: calls.append(1) or len(calls)
+    )
+    assert len(calls) == 5 and len(measured.seconds) == 3 and result == 5
+    fixed = timing.Timing((4.0, 1.0, 2.0))
+    assert (fixed.median, fixed.minimum) == (2.0, 1.0)
+    assert timing.ratio(timing.Timing((8.0,)), fixed) == 4.0  # ratio of medians
+    assert "2 untimed warm-up calls, then 3 timed" in timing.Protocol(3, 2).describe()
+    with pytest.raises(ValueError, match="repeats >= 1"):
+        timing.Protocol(repeats=0)
+
+
+def test_jdr_speed_row_prints_the_bound_ratio_and_the_target(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    speed = _script("jdr_speed")
+    t = _script("timing").Timing
+    met = speed.format_row("cora", t((60.0, 70.0, 65.0)), t((11.0,)), t((20.0,)), t((10.0,)))
+    assert "1.10x" in met and met.endswith("met")
+    assert "6.5x" in met  # official / lapack, medians
+    missed = speed.format_row("cora", t((60.0,)), t((12.0,)), t((20.0,)), t((10.0,)))
+    assert "1.20x" in missed and missed.endswith("MISSED")
+    assert len(speed.HEADER.split()) == 10 and len(met.split()) == 10 + 4  # + four minima
 
 
 def test_lowrank_threads_smoke(monkeypatch, capsys):
@@ -451,3 +480,56 @@ def test_demo_time_smoke(tmp_path):
     assert "HTML report written to runs/report.html" in text
     assert (tmp_path / "demo_csbm_phi.png").stat().st_size > 1000
     assert "<h2>cSBM sweep</h2>" in (tmp_path / "demo_report.html").read_text()
+
+
+def _jdr_accuracy_rows(store, script, accuracies):
+    """Rows of both arms on Chameleon, split i: (exact, randomized) = accuracies[i]."""
+    from rewirekit.bench.store import RunKey, RunRecord, params_hash
+
+    for split_id, pair in enumerate(accuracies):
+        for solver, acc in zip(script.SOLVERS, pair, strict=True):
+            params = script.Arm("chameleon", "dense", solver).params
+            key = RunKey(
+                "chameleon", "dense", split_id, "jdr", params_hash(params), "gcn", "jdr", 0
+            )
+            store.put(RunRecord(key, params, acc, acc, 1.0, 1.0, 10, {}))
+
+
+def test_jdr_randomized_accuracy_pairs_splits_and_withholds_verdicts_below_target(
+    tmp_path, monkeypatch
+):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    script = _script("jdr_randomized_accuracy")
+    from rewirekit.bench.store import ResultStore
+
+    with ResultStore(tmp_path / "a.db") as store:
+        _jdr_accuracy_rows(store, script, [(0.70, 0.72), (0.60, 0.63), (0.65, 0.66)])
+        store.export_csv(tmp_path / "rows.csv")
+        low = script.render(store, ["chameleon", "cora"], target=30)
+        full = script.render(store, ["chameleon"], target=3)
+    chameleon = next(line for line in low.splitlines() if line.startswith("| chameleon"))
+    assert "| 3 |" in chameleon and "+2.00" in chameleon and "pending (n=3)" in chameleon
+    assert "| cora | sparse | 0 |" in low and "pending (n=0)" in low
+    assert "randomized higher" in full  # every pair +1 to +3 points: the CI excludes 0
+    # --stored-only rebuilds the same doc from the CSV alone, training nothing
+    out = tmp_path / "doc.md"
+    args = ["--stored-only", "--datasets", "chameleon", "cora", "--store", str(tmp_path / "b.db")]
+    args += ["--csv", str(tmp_path / "rows.csv"), "--out", str(out)]
+    assert script.main(args) == 0
+    assert out.read_text() == low
+
+
+def test_set_threads_limits_blas_pools_loaded_before_it():
+    """A script that imports numpy and torch first still gets the asked thread count in its
+    OpenBLAS pools (run in a child: the limit is process-wide)."""
+    import subprocess
+
+    code = (
+        "import numpy, scipy.linalg, torch; from timing import set_threads; set_threads(1); "
+        "from threadpoolctl import threadpool_info; "
+        "print(sorted({p['num_threads'] for p in threadpool_info()}), torch.get_num_threads())"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=BENCHMARKS, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split() == ["[1]", "1"]

@@ -162,19 +162,35 @@ def test_speed_script_times_our_methods(speed):
     # the Louvain rows reuse the official timing of the default rows
     assert runs[2].official_key() == runs[3].official_key() != runs[4].official_key()
     data = _tiny_graph()
+    protocol = speed.Protocol(repeats=2, warmup=1)
     for run in runs:
-        seconds = speed.time_ours(data, run)
-        assert 0 < seconds < 5, run.label
+        timing = speed.time_ours(data, run, protocol)
+        assert len(timing.seconds) == 2, run.label
+        assert 0 < timing.minimum <= timing.median < 5, run.label
+
+
+def test_speed_official_calls_follow_the_protocol(speed):
+    calls = []
+
+    def official(step):
+        calls.append(step)
+        return float(len(calls))  # the seconds it reports: 1, 2, 3, 4
+
+    timing = speed._in_child(speed.Protocol(repeats=3, warmup=1), official, ("x",))
+    assert calls == ["x"] * 4 and timing.seconds == (2.0, 3.0, 4.0)  # warm-up not timed
+    assert (timing.median, timing.minimum) == (3.0, 2.0)
 
 
 def test_speed_row_marks_lower_bounds_and_targets(speed):
     run = speed.speed_runs("tiny", 2)[0]
-    done = speed.row("tiny", run, speed.OfficialTime(3.0, True), 0.1, None)
-    assert " 30x" in done and "ok" in done
-    cut = speed.row("tiny", run, speed.OfficialTime(1.0, False, "timed out"), 0.1, None)
-    assert ">10x" in cut and "BELOW" in cut and "timed out" in cut
+    ours = speed.Timing((0.1, 0.2, 0.1))
+    done = speed.row("tiny", run, speed.OfficialTime(speed.Timing((3.0, 2.5, 3.5))), ours, None)
+    assert " 30x" in done and "met" in done and "3.00s (2.50)" in done and "0.100s (0.100)" in done
+    cut = speed.row("tiny", run, speed.OfficialTime(None, 1.0, "timed out"), ours, None)
+    assert ">10x" in cut and "MISSED" in cut and "timed out" in cut
     louvain = next(r for r in speed.speed_runs("tiny", 2) if r.label == "ComFy[louvain] add")
-    info = speed.row("tiny", louvain, speed.OfficialTime(1.0, True), 0.1, (0.5, 0.05))
+    shared = (speed.Timing((0.5,)), speed.Timing((0.05,)))
+    info = speed.row("tiny", louvain, speed.OfficialTime(speed.Timing((1.0,))), ours, shared)
     assert "info" in info and "target" not in info and "sel. ratio 10x" in info
 
 

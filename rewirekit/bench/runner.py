@@ -18,7 +18,7 @@ from torch_geometric.data import Data
 
 from rewirekit.bench.presets import get_training_preset
 from rewirekit.bench.store import ResultStore, RunKey, RunRecord, package_versions, params_hash
-from rewirekit.bench.training import train_node_classifier
+from rewirekit.bench.training import TrainConfig, train_node_classifier
 from rewirekit.datasets import (
     USER_GRAPH,
     canonical_name,
@@ -159,6 +159,7 @@ def run_benchmark(
     progress: Progress | None = None,
     *,
     num_threads: int | None = 1,
+    interleave: bool = False,
 ) -> list[RunRecord]:
     """Run every missing row of ``spec`` into ``store``; return all rows of ``spec``.
 
@@ -172,6 +173,11 @@ def run_benchmark(
     ``num_threads`` sets ``torch.set_num_threads`` (``None`` leaves it). One thread is the
     default: full-batch training of benchmark-sized graphs gains little from more, and
     oversubscribed cores slow it down several-fold.
+
+    ``interleave=True`` rewires every cell first and then trains their missing rows in
+    turn, one row of each cell at a time, so that methods compared on the same splits
+    complete their pairs as the run goes (a run stopped early leaves paired rows; the
+    rewired graphs of all cells are held at once).
     """
     if num_threads is not None:
         torch.set_num_threads(num_threads)
@@ -189,8 +195,9 @@ def run_benchmark(
     if progress is not None:
         progress.start(len(cells) * runs_per_cell)
     versions = package_versions()
-    records: list[RunRecord] = []
     prepared: dict[tuple[str, bool], Data] = {}
+    all_keys: list[list[RunKey]] = []
+    pending: list[tuple[str, Iterator[RunRecord]]] = []
     for dataset, model, method in cells:
         keys = [
             RunKey(
@@ -214,7 +221,7 @@ def run_benchmark(
             undirected = _undirected(dataset, method, training)
             if (dataset.key, undirected) not in prepared:
                 prepared[dataset.key, undirected] = _prepared(dataset, undirected, split_preset)
-            for record in _run_cell(
+            rows = _run_cell(
                 prepared[dataset.key, undirected],
                 dataset,
                 model,
@@ -224,12 +231,31 @@ def run_benchmark(
                 training,
                 versions,
                 spec.selftrain,
-            ):
-                store.put(record)
-                if progress is not None:
-                    progress.advance(f"{dataset.key} {model} {method.label}")
-        records.extend(r for k in keys for r in store.records(**_as_filter(k)))
-    return records
+            )
+            cell = (f"{dataset.key} {model} {method.label}", rows)
+            if interleave:
+                pending.append(cell)
+            else:
+                _store_rows([cell], store, progress)
+        all_keys.append(keys)
+    _store_rows(pending, store, progress)
+    return [r for keys in all_keys for k in keys for r in store.records(**_as_filter(k))]
+
+
+def _store_rows(
+    cells: list[tuple[str, Iterator[RunRecord]]], store: ResultStore, progress: Progress | None
+) -> None:
+    """Store the rows of ``cells`` (description, rows), taking one row of each in turn."""
+    active = list(cells)
+    while active:
+        for description, rows in list(active):
+            record = next(rows, None)
+            if record is None:
+                active.remove((description, rows))
+                continue
+            store.put(record)
+            if progress is not None:
+                progress.advance(description)
 
 
 def rewire_cell(
@@ -278,12 +304,39 @@ def _run_cell(
     versions: dict[str, str],
     selftrain: MethodSpec | None,
 ) -> Iterator[RunRecord]:
+    """Rewire ``data`` now; return the training runs of ``keys`` as a lazy iterator."""
     rewired = method.name != "none"
     data = _method_input(data, dataset, model, method, training)
     start = time.perf_counter()
     data = get_method(method.name, **method.params)(data)
     rewire_seconds = time.perf_counter() - start
     config = training.config(dataset.preset_name, model, rewired=rewired, split=split_preset.name)
+    return _train_rows(
+        data,
+        dataset,
+        model,
+        method,
+        keys,
+        split_preset,
+        config,
+        rewire_seconds,
+        versions,
+        selftrain,
+    )
+
+
+def _train_rows(
+    data: Data,
+    dataset: DatasetSpec,
+    model: str,
+    method: MethodSpec,
+    keys: list[RunKey],
+    split_preset: Any,
+    config: TrainConfig,
+    rewire_seconds: float,
+    versions: dict[str, str],
+    selftrain: MethodSpec | None,
+) -> Iterator[RunRecord]:
     for key in keys:
         train_mask, val_mask, test_mask = split_preset.split(data, key.split_id, dataset.key)
         masks = (train_mask, val_mask, test_mask)

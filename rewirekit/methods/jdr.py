@@ -70,6 +70,16 @@ RANDOMIZED_COLD_FACTOR = 2
 DENSE_MAX_NODES = 4096
 #: ... and beyond it while more than this fraction of the spectrum is needed.
 DENSE_MIN_FRACTION = 0.1
+#: Elsewhere ``auto`` picks the exact truncated solver while its estimated cost
+#: (:func:`truncated_solve_cost`, multiply-adds) is within this budget, and the randomized
+#: solver above it. 2e12 is about eight minutes of eigensolves at the 4e9 multiply-adds per
+#: second that ARPACK reached on the benchmark machine (docs/jdr_scale.txt); the estimate
+#: puts the 20,000- and 50,000-node cSBM runs of ``benchmarks/jdr_scale.py`` (K=10,
+#: L_A=L_X=64) below it and the 169,343-node one above. Change it here to move the switch.
+EXACT_SOLVE_BUDGET = 2e12
+#: Lanczos steps per wanted eigenpair in one ARPACK solve, as measured on the JDR cSBM
+#: runs of ``docs/jdr_scale.txt`` (23 at N = 20,000 to 51 at N = 169,343; the lower end).
+LANCZOS_STEPS_PER_PAIR = 25
 
 
 class JDR(Rewirer):
@@ -143,9 +153,12 @@ class JDR(Rewirer):
             ``"truncated"`` (ARPACK on a sparse-plus-low-rank :math:`\tilde A`, never
             ``N×N``), ``"randomized"`` (as truncated, but the eigenpairs are *approximate*:
             Ritz pairs of a block Krylov space of ``krylov_passes`` products per iteration,
-            warm-started from the previous one; fixed work, no tolerance; opt-in only), or
-            ``"auto"``: dense up to 4096 nodes or when more than a tenth of the spectrum is
-            needed, truncated otherwise.
+            warm-started from the previous one; fixed work, no tolerance), or ``"auto"``:
+            dense up to 4096 nodes or when more than a tenth of the spectrum is needed;
+            otherwise truncated while the estimated cost of its eigensolves,
+            :func:`truncated_solve_cost`, is within :data:`EXACT_SOLVE_BUDGET` (2e12
+            multiply-adds, minutes on one core), and randomized above it. The choice and
+            its reason are logged (one INFO line) and recorded in the report.
         dtype: ``"float32"`` (as the official code) or ``"float64"``: the precision of the
             dense solver, and of the truncated solver's matrix products (its Lanczos
             arithmetic is float64, to relative tolerance 1e-6 resp. 1e-10), and of the
@@ -159,7 +172,8 @@ class JDR(Rewirer):
     The report's ``extra`` holds ``alignment_before``/``alignment_after``,
     :math:`\|V_L^\top U_L\|_2` with :math:`L = \min(L_A, L_X)` for the input and the output
     graph and features (a faithful output is symmetrised as :math:`(W + W^\top)/2` for it),
-    the ``solver`` that ran and the ranks used after clamping.
+    the ``solver`` that ran with ``solver_reason`` (why ``auto`` chose it) and the ranks
+    used after clamping.
     """
 
     name = "jdr"
@@ -252,7 +266,8 @@ class JDR(Rewirer):
             )
         rank_a, rank_x = min(self.rank_a, n - self.offset), min(self.rank_x, n - self.offset)
         needed = max(rank_a, rank_x) + self.offset
-        solver = self._pick_solver(n, needed)
+        solver, reason = self._pick_solver(n, edges.num_pairs, needed, rank_a)
+        logger.info("JDR solver: %s (%s)", solver, reason)
         rng = np.random.default_rng(self.seed)
         adjacency = _adjacency(edges)
         change_graph = self.eta_a > 0
@@ -280,6 +295,7 @@ class JDR(Rewirer):
             "alignment_before": alignment_before,
             "alignment_after": after,
             "solver": solver,
+            "solver_reason": reason,
             "rank_a": rank_a,
             "rank_x": rank_x,
             "directed_output": out_edges.directed,
@@ -288,18 +304,19 @@ class JDR(Rewirer):
             extra["low_rank"] = graph.matrix.rank
         return RewireOutput(edges=out_edges, x=out_x, extra=extra)
 
-    def _pick_solver(self, n: int, needed: int) -> str:
-        solver = self.solver
+    def _pick_solver(self, n: int, pairs: int, needed: int, rank_a: int) -> tuple[str, str]:
+        """The solver to run and why: the one asked for, or the choice of ``auto``."""
+        solver, reason = self.solver, "asked for"
         if solver == "auto":
-            dense = n <= DENSE_MAX_NODES or needed >= DENSE_MIN_FRACTION * n
-            solver = "dense" if dense else "truncated"
+            solver, reason = _auto_solver(n, pairs, needed, self.num_iterations, rank_a)
+            reason = f"auto: {reason}"
         if solver == "truncated" and needed >= n - 1:
             raise RewireError(
                 f"the truncated solver needs fewer than {n - 1} eigenvectors, but "
                 f"rank_a/rank_x plus offset ask for {needed} on a graph with {n} "
                 "nodes; use solver='dense' or smaller ranks."
             )
-        return solver
+        return solver, reason
 
     def _denoise(
         self,
@@ -583,6 +600,44 @@ class _RandomizedGraph(_TruncatedGraph):
         g_high = guards - g_low
         low, high = np.arange(n_low + g_low), np.arange(total - n_high - g_high, total)
         return np.concatenate([low[:n_low], high[g_high:], low[n_low:], high[:g_high]])
+
+
+# -- the choice of solver -------------------------------------------------------------
+def truncated_solve_cost(
+    num_nodes: int, num_pairs: int, needed: int, iterations: int, rank_a: int
+) -> float:
+    r"""Estimated multiply-adds of the exact truncated solver's eigensolves.
+
+    One ARPACK solve per iteration and one for the output's alignment, each of
+    :math:`s = 25\,p` Lanczos steps for :math:`p` = ``needed`` wanted pairs
+    (:data:`LANCZOS_STEPS_PER_PAIR`); a step multiplies by the sparse part (:math:`2|E|`
+    entries), by the low-rank part (:math:`2 N \bar q`, with :math:`\bar q = K L_A` the
+    rank of the correction halfway through the run; it grows by at most :math:`2 L_A` per
+    iteration) and reorthogonalises against ARPACK's :math:`2p + 1` Lanczos vectors
+    (:math:`2 N (2p + 1)`):
+
+    .. math:: C = (K + 1)\, s\, \bigl(2|E| + 2 N K L_A + 2 N (2p + 1)\bigr).
+
+    Steps per pair grow slowly with :math:`N` (23 at 20,000 nodes, 51 at 169,343 on the JDR
+    cSBM), so the estimate is low for large graphs, on the side of the exact solver.
+    """
+    steps = LANCZOS_STEPS_PER_PAIR * needed
+    per_step = (
+        2 * num_pairs + 2 * num_nodes * iterations * rank_a + 2 * num_nodes * (2 * needed + 1)
+    )
+    return float((iterations + 1) * steps * per_step)
+
+
+def _auto_solver(n: int, pairs: int, needed: int, iterations: int, rank_a: int) -> tuple[str, str]:
+    """``solver="auto"``'s choice for a graph of ``n`` nodes and ``pairs`` edges, and why."""
+    if n <= DENSE_MAX_NODES:
+        return "dense", f"N = {n} <= {DENSE_MAX_NODES}"
+    if needed >= DENSE_MIN_FRACTION * n:
+        return "dense", f"{needed} eigenpairs >= {DENSE_MIN_FRACTION:g} N"
+    cost = truncated_solve_cost(n, pairs, needed, iterations, rank_a)
+    if cost <= EXACT_SOLVE_BUDGET:
+        return "truncated", f"estimated exact solve {cost:.2g} <= budget {EXACT_SOLVE_BUDGET:.2g}"
+    return "randomized", f"estimated exact solve {cost:.2g} > budget {EXACT_SOLVE_BUDGET:.2g}"
 
 
 # -- helpers --------------------------------------------------------------------------

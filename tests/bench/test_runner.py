@@ -144,3 +144,30 @@ def test_dataset_spec_named_loads_the_graph_as_pyg_builds_it():
 
         pytest.skip("texas is not in $REWIREKIT_DATA")
     assert not DatasetSpec.named("texas").load().is_undirected()
+
+
+def test_interleave_completes_pairs_split_by_split(tmp_path):
+    spec = BenchmarkSpec(
+        datasets=[DatasetSpec("csbm-tiny", lambda: csbm(200, 40, phi=0.5, seed=3), "csbm")],
+        methods=[MethodSpec("none"), MethodSpec("random", {"add": 10, "seed": 0})],
+        models=["gcn"],
+        split_preset="dense",
+        training_preset="comfy",
+        num_splits=3,
+    )
+    order = []
+
+    class Recording:
+        def start(self, total):
+            pass
+
+        def advance(self, description):
+            order.append(description.split()[-1])
+
+    with ResultStore(tmp_path / "a.db") as store:
+        interleaved = run_benchmark(spec, store, Recording(), interleave=True)
+    with ResultStore(tmp_path / "b.db") as store:
+        in_turn = run_benchmark(spec, store)
+    assert order == ["none", "random(add=10,seed=0)"] * 3
+    # the same rows, whatever the order they were trained in
+    assert [(r.key, r.test_acc) for r in interleaved] == [(r.key, r.test_acc) for r in in_turn]

@@ -364,6 +364,7 @@ def test_progress_is_logged_per_iteration_and_for_the_sparsification(caplog):
         out = rewirekit.rewire(data, "jdr", num_iterations=3, rank_a=5, rank_x=4, top_k=6)
     messages = [record.getMessage() for record in caplog.records]
     assert [m.split(":")[0] for m in messages] == [
+        "JDR solver",
         "JDR iteration 1/3",
         "JDR iteration 2/3",
         "JDR iteration 3/3",
@@ -371,3 +372,48 @@ def test_progress_is_logged_per_iteration_and_for_the_sparsification(caplog):
     ]
     kept = int(messages[-1].split(": ")[1].split()[0])
     assert 0 < kept <= 40 * 6 and out.edge_index.size(1) >= kept
+
+
+def test_auto_picks_dense_on_a_small_graph_and_says_why(caplog):
+    data = weighted_graph()
+    with caplog.at_level("INFO", logger="rewirekit.methods.jdr"):
+        out = rewirekit.rewire(data, "jdr", num_iterations=2, rank_a=5, rank_x=4, top_k=6)
+    extra = out.rewire_report.extra
+    assert extra["solver"] == "dense" and extra["solver_reason"] == "auto: N = 40 <= 4096"
+    assert caplog.records[0].getMessage() == "JDR solver: dense (auto: N = 40 <= 4096)"
+    asked = rewirekit.rewire(data, "jdr", num_iterations=1, rank_a=3, rank_x=2, solver="truncated")
+    assert asked.rewire_report.extra["solver_reason"] == "asked for"
+
+
+def test_auto_picks_randomized_above_the_exact_solve_budget(monkeypatch, caplog):
+    """With the dense cut moved below this graph's size, ``auto`` runs the exact truncated
+    solver within the budget and the randomized one above it (a tiny budget stands in for a
+    large graph)."""
+    import rewirekit.methods.jdr as jdr
+
+    data = weighted_graph(n=60, f=10)
+    params = dict(num_iterations=2, rank_a=3, rank_x=2, top_k=4)
+    monkeypatch.setattr(jdr, "DENSE_MAX_NODES", 20)
+    cost = jdr.truncated_solve_cost(60, data.edge_index.size(1) // 2, 3, 2, 3)
+    monkeypatch.setattr(jdr, "EXACT_SOLVE_BUDGET", cost)
+    within = rewirekit.rewire(data, "jdr", **params).rewire_report.extra
+    assert within["solver"] == "truncated" and "<= budget" in within["solver_reason"]
+    monkeypatch.setattr(jdr, "EXACT_SOLVE_BUDGET", cost / 2)
+    with caplog.at_level("INFO", logger="rewirekit.methods.jdr"):
+        above = rewirekit.rewire(data, "jdr", **params)
+    extra = above.rewire_report.extra
+    assert extra["solver"] == "randomized" and "> budget" in extra["solver_reason"]
+    assert caplog.records[0].getMessage().startswith("JDR solver: randomized (auto: estimated")
+    # the same output as asking for the randomized solver by name
+    named = rewirekit.rewire(data, "jdr", solver="randomized", **params)
+    assert torch.equal(above.edge_index, named.edge_index)
+
+
+def test_truncated_solve_cost_is_the_stated_formula():
+    """(K + 1) · 25 p · (2|E| + 2 N K L_A + 2 N (2p + 1)), and the documented picks of the
+    cSBM scale runs (mean degree 14, K = 10, L_A = L_X = 64)."""
+    import rewirekit.methods.jdr as jdr
+
+    assert jdr.truncated_solve_cost(100, 300, 4, 2, 3) == 3 * 100 * (600 + 1200 + 1800)
+    picks = [jdr._auto_solver(n, 7 * n, 64, 10, 64)[0] for n in (20_000, 50_000, 169_343)]
+    assert picks == ["truncated", "truncated", "randomized"]
