@@ -15,6 +15,7 @@ from rewirekit.algorithms.sampling import sample_non_edges
 from rewirekit.errors import RewireError
 from rewirekit.graph import EdgeSet, apply_edits
 from rewirekit.methods.base import Example, RewireOutput, Rewirer
+from rewirekit.search_space import COMFY_BUDGETS, Choice
 from rewirekit.validation import check_budget, check_seed
 
 
@@ -71,6 +72,13 @@ class ComMa(Rewirer):
             raises_on={"edgeless": "no edge to delete"},
         ),
     )
+
+    #: The ComFy paper's budget grid for ComMa (its code's Planetoid grid), both modes.
+    search_space = {
+        "mode": Choice(("higher", "lower")),
+        "add": COMFY_BUDGETS,
+        "delete": COMFY_BUDGETS,
+    }
 
     def __init__(
         self,
