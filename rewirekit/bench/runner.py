@@ -7,7 +7,7 @@ are skipped, and a dataset is neither loaded nor rewired when all its rows exist
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -47,11 +47,14 @@ class DatasetSpec:
         key: the name stored with each row (includes generator parameters for synthetic data).
         load: builds the graph; called at most once per run, and only if rows are missing.
         preset_name: the name the training preset looks up per-dataset settings under.
+        params: the generator parameters of a synthetic dataset (the cSBM's ``phi``, size and
+            seed); empty for a loaded one.
     """
 
     key: str
     load: Callable[[], Data]
     preset_name: str
+    params: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
     def named(cls, name: str) -> DatasetSpec:
@@ -176,6 +179,7 @@ def _run_cell(
     start = time.perf_counter()
     data = get_method(method.name, **method.params)(data)
     rewire_seconds = time.perf_counter() - start
+    report = data.rewire_report.compact()
     config = training.config(dataset.preset_name, model, rewired=rewired, split=split_preset.name)
     for key in keys:
         train_mask, val_mask, test_mask = split_preset.split(data, key.split_id, dataset.key)
@@ -197,6 +201,7 @@ def _run_cell(
             result.seconds,
             result.epochs_run,
             versions,
+            report,
         )
 
 
