@@ -2,6 +2,7 @@
 Friedman test with its critical difference, and the page rebuilt from the rows alone."""
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -115,3 +116,16 @@ def test_the_cli_runs_a_two_dataset_grid_and_rebuilds_the_page_from_its_rows(tmp
     assert "Friedman χ² =" in page and (first / "leaderboard_cd_gcn.png").stat().st_size > 0
     assert len(rows.read_text().splitlines()) == 1 + 2 * 3 * 2  # datasets x methods x splits
     assert np.isfinite(float(page.split("CD = ")[1].split()[0]))
+
+
+def test_the_committed_leaderboard_is_rebuilt_from_its_rows(tmp_path, monkeypatch):
+    root = Path(__file__).resolve().parents[2]
+    monkeypatch.chdir(root)  # the page names its files relative to the checkout
+    result = CliRunner().invoke(
+        app,
+        ["leaderboard", "--stored-only", "--rows", "docs/leaderboard.csv"]
+        + ["--preamble", "docs/leaderboard_preamble.md", "--out", str(tmp_path)],
+    )
+    assert result.exit_code == 0, result.output
+    committed = (root / "docs" / "leaderboard.md").read_text(encoding="utf-8")
+    assert (tmp_path / "leaderboard.md").read_text(encoding="utf-8") == committed
