@@ -18,7 +18,7 @@ Example::
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
@@ -74,11 +74,15 @@ class FloatRange:
         return math.inf
 
 
+#: What a :class:`Choice` may offer (what Optuna's categorical distribution stores).
+ChoiceValue: TypeAlias = bool | int | float | str | None
+
+
 @dataclass(frozen=True)
 class Choice:
     """One of a fixed tuple of values (numbers, strings, booleans)."""
 
-    values: tuple[Hashable, ...]
+    values: tuple[ChoiceValue, ...]
 
     def __post_init__(self) -> None:
         if not self.values or len(set(self.values)) != len(self.values):
@@ -87,7 +91,7 @@ class Choice:
     def sample(self, rng: np.random.Generator) -> Any:
         return self.values[int(rng.integers(len(self.values)))]
 
-    def extremes(self) -> tuple[Hashable, ...]:
+    def extremes(self) -> tuple[ChoiceValue, ...]:
         return self.values
 
     def size(self) -> float:

@@ -102,7 +102,7 @@ def plot_critical_difference(friedman: Friedman, path: str | Path) -> Path:
 def _cliques(ranks: list[float], cd: float) -> list[tuple[int, int]]:
     """Maximal runs ``lo..hi`` of the sorted ``ranks`` spanning less than ``cd`` (more than
     one method each)."""
-    runs = []
+    runs: list[tuple[int, int]] = []
     for lo in range(len(ranks)):
         hi = lo
         while hi + 1 < len(ranks) and ranks[hi + 1] - ranks[lo] < cd:
