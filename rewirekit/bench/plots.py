@@ -62,35 +62,35 @@ def plot_critical_difference(friedman: Friedman, path: str | Path) -> Path:
     ranks = [friedman.ranks[i] for i in order]
     names = [friedman.methods[i] for i in order]
     half = (k + 1) // 2
-    height = 1.6 + 0.28 * half
-    fig, ax = plt.subplots(figsize=(8, height))
+    cd = friedman.critical_difference
+    groups = _cliques(ranks, cd)
+    top = -0.2 - 0.18 * len(groups)  # the label rows start below the group bars
+    fig, ax = plt.subplots(figsize=(8, 1.8 + 0.3 * (half + len(groups))))
     ax.set_xlim(0.5, k + 0.5)
-    ax.set_ylim(-(half + 1.5), 2.2)
+    ax.set_ylim(top - 0.5 * half - 0.3, 2.2)
     ax.axis("off")
     ax.hlines(0, 1, k, color="black", linewidth=1)
     for r in range(1, k + 1):
         ax.vlines(r, 0, 0.15, color="black", linewidth=1)
         ax.text(r, 0.3, str(r), ha="center", va="bottom", fontsize=8)
-    cd = friedman.critical_difference
     ax.hlines(1.5, 1, 1 + cd, color="black", linewidth=1.5)
     ax.text(1 + cd / 2, 1.65, f"CD = {cd:.2f}", ha="center", va="bottom", fontsize=8)
     for i, (rank, name) in enumerate(zip(ranks, names, strict=True)):
         left = i < half
-        row = -(i if left else k - 1 - i) - 1
+        y = top - 0.5 * (i if left else k - 1 - i)
         edge = 0.55 if left else k + 0.45
-        ax.plot([rank, rank, edge], [0, row * 0.28 - 0.2, row * 0.28 - 0.2], color="0.3", lw=0.8)
+        ax.plot([rank, rank, edge], [0, y, y], color="0.3", lw=0.8)
         ax.text(
             edge + (-0.05 if left else 0.05),
-            row * 0.28 - 0.2,
+            y,
             f"{name} ({rank:.2f})",
             ha="right" if left else "left",
             va="center",
             fontsize=8,
         )
-    groups = _cliques(ranks, cd)
     for j, (lo, hi) in enumerate(groups):
-        y = -0.12 - 0.1 * j
-        ax.hlines(y, ranks[lo] - 0.03, ranks[hi] + 0.03, color="tab:red", linewidth=3)
+        y = -0.15 - 0.18 * j
+        ax.hlines(y, ranks[lo] - 0.03, ranks[hi] + 0.03, color="tab:red", linewidth=2.5)
     ax.set_title(
         f"{friedman.model.upper()}: average ranks over {len(friedman.datasets)} datasets "
         f"(Friedman p = {friedman.p_value:.3g})",
