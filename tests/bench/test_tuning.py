@@ -6,9 +6,9 @@ import pytest
 from optuna.trial import TrialState
 
 from rewirekit import RewireError
+from rewirekit.bench.presets import get_training_preset, model_space
 from rewirekit.bench.runner import DatasetSpec
 from rewirekit.bench.store import ResultStore
-from rewirekit.bench.presets import get_training_preset, model_space
 from rewirekit.bench.tuning import REJECTED, REPEAT_OF, to_optuna, tune, tuning_space
 from rewirekit.datasets import csbm
 from rewirekit.methods import FeaSt, RandomRewirer
@@ -123,10 +123,11 @@ def test_the_model_space_is_tuned_with_the_method_and_stored_apart(tmp_path):
     fair = dict(OPTIONS, training_preset="fair", seeds=(0, 1))
     with ResultStore(tmp_path / "t.db") as store:
         result = tune("none", DATASET, store, trials=2, model_space=space, **fair)
-        presets = {r.key.training_preset for r in store.records()}
+        rows = list(store.records())
     assert len(result.trials) == 2 and result.exhausted  # the 2 x 1 grid of the model
+    presets = {r.key.training_preset for r in rows}
     assert presets == {'fair{"hidden":16,"lr":0.01}', 'fair{"hidden":16,"lr":0.05}'}
-    assert len({(r.key.split_id, r.key.seed) for r in store.records()}) == 4  # 2 splits x 2
+    assert len({(r.key.split_id, r.key.seed) for r in rows}) == 4  # 2 splits x 2 seeds
     config = get_training_preset('fair{"hidden":16,"lr":0.05}').config("texas", "gcn")
     assert (config.lr, config.hidden, config.early_stopping) == (0.05, 16, "digl")
 
