@@ -333,11 +333,13 @@ def _default_training(protocol: str | None) -> str:
 @app.command()
 def leaderboard(
     dataset: list[str] = typer.Option(
-        [], "--dataset", "-d", help="Dataset (repeatable; default: every offline dataset)."
+        [],
+        "--dataset",
+        "-d",
+        help="Dataset (repeatable). Without --dataset and --csbm-phi: every offline dataset "
+        "and the cSBM at -0.5 and 0.5.",
     ),
-    csbm_phi: list[float] = typer.Option(
-        [], help="Add the cSBM at this angle (repeatable; default without --dataset: -0.5, 0.5)."
-    ),
+    csbm_phi: list[float] = typer.Option([], help="The cSBM at this angle (repeatable)."),
     csbm_nodes: int = typer.Option(1000, min=2, help="cSBM nodes."),
     csbm_features: int = typer.Option(400, min=1, help="cSBM features."),
     model: list[str] = typer.Option(["gcn", "gprgnn"], "--model", "-m", help="Model (repeatable)."),
@@ -390,8 +392,10 @@ def leaderboard(
             records = list(db.records())
     else:
         torch.set_num_threads(threads)
-        phis = csbm_phi or ([] if dataset else [-0.5, 0.5])
-        names = dataset or [d.name for d in list_datasets() if d.available_offline]
+        everything = not dataset and not csbm_phi  # the full grid
+        phis = [-0.5, 0.5] if everything else csbm_phi
+        offline = [d.name for d in list_datasets() if d.available_offline]
+        names = offline if everything else dataset
         size = {"num_nodes": csbm_nodes, "num_features": csbm_features}
         specs = [DatasetSpec.named(n) for n in names] + [csbm_dataset(size, p) for p in phis]
         protocol = Protocol(trials=trials, num_splits=splits, seeds=tuple(range(seeds)))
