@@ -35,19 +35,11 @@ PROTOCOL_HELP = (
     "Split preset (default: the dataset's shipped fixed splits where it has them, "
     "else dense 60/20/20; sparse on the cSBM)."
 )
-#: The default demo: a cSBM smaller than the JDR paper's (N=5000, F=2000) so it runs in minutes.
-DEMO_CSBM = {"num_nodes": 1000, "num_features": 400}
-PAPER_CSBM = {"num_nodes": 5000, "num_features": 2000}
-#: What rewiring can do: GCN, GCN + JDR (the paper's settings per φ) and GCN + FeaSt. Random
-#: rewiring with the same budget is the control: --method random:add=250,delete=250.
-DEMO_METHODS = ["none", "jdr", "feast:add=250,delete=250"]
 DEMO_REPORT = Path("runs") / "report.html"
 #: The demo sweeps every fourth angle of the JDR paper's 17-point φ grid (-1, -0.5, 0, 0.5, 1)
 #: to stay within 3 minutes on 2 cores (every other angle took longer: docs/demo_timing.txt);
 #: --sweep phi runs all 17.
 DEMO_PHI_STRIDE = 4
-#: Shown after a JDR label whose settings came from :func:`rewirekit.bench.presets.csbm_jdr_params`.
-PAPER_PHI_SUFFIX = " (paper, per φ)"
 
 
 def _print_version(value: bool) -> None:
@@ -99,13 +91,6 @@ def _parse_value(text: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError:
         return {"true": True, "false": False}.get(text.lower(), text)
-
-
-def _csbm_specs(size: dict[str, int], phis: list[float], seed: int) -> list[tuple[float, Any]]:
-    """One ``(phi, DatasetSpec)`` per angle; the store key names every generator parameter."""
-    from rewirekit.bench.runner import DatasetSpec
-
-    return [(phi, DatasetSpec.csbm(**size, phi=phi, seed=seed)) for phi in phis]
 
 
 @app.command()
@@ -161,9 +146,19 @@ def bench(
         to_rich_table,
         to_sweep_table,
     )
-    from rewirekit.bench.runner import BenchmarkSpec, DatasetSpec, run_benchmark
+    from rewirekit.bench.runner import DatasetSpec
     from rewirekit.bench.store import ResultStore
-    from rewirekit.datasets import CSBM_PHI_GRID, choose_split_preset
+    from rewirekit.bench.sweep import (
+        DEMO_CSBM,
+        DEMO_METHODS,
+        PAPER_CSBM,
+        Sweep,
+        csbm_dataset,
+        expand,
+        run_sweep,
+        sweep_verdict,
+    )
+    from rewirekit.datasets import CSBM_PHI_GRID
 
     demo = not dataset and synthetic is None
     if demo:
@@ -173,110 +168,67 @@ def bench(
         html = html or DEMO_REPORT
     if dataset and synthetic:
         raise RewireError("choose either --dataset or --synthetic, not both.")
-    phis: dict[str, float] = {}
+    size = PAPER_CSBM if full_size else DEMO_CSBM
     if synthetic is not None:
         if synthetic.lower() != "csbm":
             raise RewireError(f"unknown synthetic dataset {synthetic!r}; the choice is 'csbm'.")
         if sweep not in (None, "phi"):
             raise RewireError(f"cannot sweep {sweep!r}; the cSBM sweep is over 'phi'.")
         grid = (phi or list(CSBM_PHI_GRID)) if sweep == "phi" else (phi or [0.0])
-        size = PAPER_CSBM if full_size else DEMO_CSBM
-        specs = _csbm_specs(size, grid, seed=0)
-        phis = {spec.key: value for value, spec in specs}
-        datasets = [spec for _, spec in specs]
+        datasets = [csbm_dataset(size, value) for value in grid]
     else:
         datasets = [DatasetSpec.from_argument(d, undirected=undirected) for d in dataset]
     methods = [parse_method(m) for m in (method or (DEMO_METHODS if demo else ["none"]))]
     if sweep and all(m.name != "none" for m in methods):
         methods.insert(0, parse_method("none"))  # a sweep compares with the unrewired graph
-    choices = {d.key: choose_split_preset(d.preset_name, protocol) for d in datasets}
-    base = BenchmarkSpec(
-        datasets=datasets,
-        methods=methods,
-        models=[m.lower() for m in model],
-        split_preset=choices[datasets[0].key].preset,
-        num_splits=splits,
-        seeds=tuple(seed),
-        training_preset=training or _default_training(protocol),
-        selftrain=parse_method(selftrain) if selftrain else None,
+    plan = expand(
+        Sweep(
+            datasets=datasets,
+            methods=methods,
+            models=[m.lower() for m in model],
+            training_preset=training or _default_training(protocol),
+            protocol=protocol,
+            num_splits=splits,
+            seeds=tuple(seed),
+            selftrain=parse_method(selftrain) if selftrain else None,
+        )
     )
-    specs_at, labels = _per_dataset_specs(base, phis, choices)
-    _print_protocols({d.preset_name: choices[d.key] for d in datasets}, stderr=as_json)
+    _print_protocols({d.preset_name: plan.choices[d.key] for d in datasets}, stderr=as_json)
+    if plan.unresolved:
+        angles = sorted({d.params["phi"] for d in datasets if d.key in dict(plan.unresolved)})
+        err_console.print(
+            "note: the JDR paper has no cSBM settings for φ = "
+            f"{', '.join(f'{p:+.3f}' for p in angles)}; JDR runs there with its defaults "
+            "and the given parameters.",
+            highlight=False,
+        )
     with ResultStore(store) as results, RichProgress(err_console) as progress:
-        shared = _SharedProgress(progress, sum(_run_count(s) for s in specs_at))
-        records = [
-            r for s in specs_at for r in run_benchmark(s, results, shared, num_threads=threads)
-        ]
+        records = run_sweep(plan, results, progress, num_threads=threads)
     rows = summarize_records(records)
-    points = (
-        [(phis[r.dataset], replace(r, method=labels.get(r.method, r.method))) for r in rows]
-        if phis
-        else []
-    )
+    phis = {d.key: d.params["phi"] for d in datasets if "phi" in d.params}
+    points = [
+        (phis[r.dataset], replace(r, method=plan.labels.get(r.method, r.method)))
+        for r in rows
+        if r.dataset in phis
+    ]
+    split = plan.benchmarks[0].split_preset
     if as_json:
         print(json.dumps([asdict(r) for r in rows], indent=2))
     elif points:
-        console.print(
-            to_sweep_table(points, title=f"cSBM {_describe_size(size)}, {base.split_preset} split")
-        )
+        console.print(to_sweep_table(points, title=f"cSBM {_describe_size(size)}, {split} split"))
     else:
         console.print(to_rich_table(rows, title=f"rewirekit bench · store {store}"))
     if points:
-        for line in _sweep_verdict(compare_to_baseline(records, "none"), phis, labels):
+        paired = compare_to_baseline(records, "none")
+        for line in sweep_verdict(paired, datasets, plan.labels):
             (err_console if as_json else console).print(line, highlight=False, soft_wrap=True)
-        written = plot_sweep(points, plot, title=f"cSBM, {base.split_preset} split")
+        written = plot_sweep(points, plot, title=f"cSBM, {split} split")
         err_console.print(f"plot written to {written}")
     if html is not None:
         from rewirekit.bench.html_report import write_report
 
         page = write_report(html, records, subtitle=f"rewirekit bench · store {store}")
         err_console.print(f"HTML report written to {page}", highlight=False, soft_wrap=True)
-
-
-def _per_dataset_specs(
-    base: Any, phis: dict[str, float], choices: dict[str, Any]
-) -> tuple[list[Any], dict[str, str]]:
-    """Split ``base`` into one benchmark per dataset, on its split preset (``choices``, by
-    dataset key), each method as it runs on that dataset (see :func:`_method_at`). Returns the
-    benchmarks and, for each method label changed by the paper's cSBM settings, the label to
-    show in a sweep."""
-    specs, labels, untuned = [], {}, []
-    for dataset in base.datasets:
-        phi = phis.get(dataset.key)
-        methods = []
-        for method in base.methods:
-            resolved = _method_at(method, phi)
-            if resolved is not method:
-                labels[resolved.label] = method.label + PAPER_PHI_SUFFIX
-            elif method.name == "jdr" and phi is not None:
-                untuned.append(phi)
-            methods.append(resolved)
-        split = choices[dataset.key].preset
-        specs.append(replace(base, datasets=[dataset], methods=methods, split_preset=split))
-    if untuned:
-        angles = ", ".join(f"{p:+.3f}" for p in sorted(set(untuned)))
-        err_console.print(
-            f"note: the JDR paper has no cSBM settings for φ = {angles}; JDR "
-            "runs there with its defaults and the given parameters.",
-            highlight=False,
-        )
-    return specs, labels
-
-
-def _method_at(method: Any, phi: float | None) -> Any:
-    """``method`` as run on the cSBM at angle ``phi`` (``None``: not a cSBM).
-
-    On an angle of the paper's grid, ``jdr`` takes the paper's tuned settings for that angle
-    (:func:`~rewirekit.bench.presets.csbm_jdr_params`) with the given parameters on top;
-    anything else is returned unchanged (the same object).
-    """
-    from rewirekit.bench.presets import csbm_jdr_params
-    from rewirekit.bench.runner import MethodSpec
-
-    table = csbm_jdr_params(phi) if method.name == "jdr" and phi is not None else None
-    if table is None:
-        return method
-    return MethodSpec(method.name, {**table, **method.params})
 
 
 def _print_protocols(choices: dict[str, Any], *, stderr: bool = False) -> None:
@@ -291,57 +243,6 @@ def _print_protocols(choices: dict[str, Any], *, stderr: bool = False) -> None:
             highlight=False,
             soft_wrap=True,
         )
-
-
-def _run_count(spec: Any) -> int:
-    """Training runs in ``spec`` (splits default to the split preset's)."""
-    from rewirekit.datasets import get_split_preset
-
-    splits = spec.num_splits or get_split_preset(spec.split_preset).num_splits
-    return len(spec.datasets) * len(spec.models) * len(spec.methods) * splits * len(spec.seeds)
-
-
-class _SharedProgress:
-    """One progress display for several runner calls: started once with the grand total."""
-
-    def __init__(self, progress: Any, total: int) -> None:
-        self._progress, self._total, self._started = progress, total, False
-
-    def start(self, total: int) -> None:
-        if not self._started:
-            self._progress.start(self._total)
-            self._started = True
-
-    def advance(self, description: str) -> None:
-        self._progress.advance(description)
-
-
-def _sweep_verdict(paired: list[Any], phis: dict[str, float], labels: dict[str, str]) -> list[str]:
-    """Whether each method is at or above the unrewired graph at every angle of a sweep.
-
-    "At or above" at one angle: the 95% bootstrap CI of the paired mean difference (method
-    minus ``none``, same splits and seeds) reaches zero, i.e. the method is not significantly
-    below. One summary line per (model, method), then one line per angle where it is below.
-    """
-    groups: dict[tuple[str, str], list[tuple[float, Any]]] = {}
-    for row in paired:
-        if row.dataset in phis:
-            key = (row.model, labels.get(row.method, row.method))
-            groups.setdefault(key, []).append((phis[row.dataset], row.comparison))
-    lines = []
-    for (model, method), results in groups.items():
-        below = sorted(((phi, c) for phi, c in results if c.ci_high < 0), key=lambda t: t[0])
-        lines.append(
-            f"verdict: {model} + {method} is at or above {model} + none at "
-            f"{len(results) - len(below)}/{len(results)} φ (upper bound of the paired "
-            "95% CI of the difference >= 0)" + (":" if below else ".")
-        )
-        lines += [
-            f"  below at φ = {phi:+.3f}: Δ = {c.mean_diff:+.2f} "
-            f"[{c.ci_low:+.2f}, {c.ci_high:+.2f}] points, n = {c.n}"
-            for phi, c in below
-        ]
-    return lines
 
 
 def _describe_size(size: dict[str, int]) -> str:
@@ -461,6 +362,91 @@ def _tuning_json(result: Any, choice: Any, **setting: Any) -> dict[str, Any]:
 
 def _default_training(protocol: str | None) -> str:
     return "comfy" if protocol == "comfy" else "jdr"
+
+
+@app.command()
+def leaderboard(
+    dataset: list[str] = typer.Option(
+        [],
+        "--dataset",
+        "-d",
+        help="Dataset (repeatable). Without --dataset and --csbm-phi: every offline dataset "
+        "and the cSBM at -0.5 and 0.5.",
+    ),
+    csbm_phi: list[float] = typer.Option([], help="The cSBM at this angle (repeatable)."),
+    csbm_nodes: int = typer.Option(1000, min=2, help="cSBM nodes."),
+    csbm_features: int = typer.Option(400, min=1, help="cSBM features."),
+    model: list[str] = typer.Option(["gcn", "gprgnn"], "--model", "-m", help="Model (repeatable)."),
+    method: list[str] = typer.Option([], help="Method (repeatable; default: every registered)."),
+    trials: int = typer.Option(20, min=1, help="Optuna trials per cell, the same for all."),
+    splits: int = typer.Option(10, min=2, help="Random 60/20/20 splits per cell."),
+    seeds: int = typer.Option(2, min=1, help="Training seeds per split (0, 1, ...)."),
+    store: Path = typer.Option(Path("runs") / "leaderboard.db", help="SQLite result store."),
+    rows: list[Path] = typer.Option(
+        [],
+        help="CSV of rows: written after a run (default docs/leaderboard.csv); read, "
+        "and merged if repeated, with --stored-only.",
+    ),
+    out: Path = typer.Option(Path("docs"), help="Folder of leaderboard.md and its PNGs."),
+    preamble: Path | None = typer.Option(None, help="Markdown put under the page's title."),
+    stored_only: bool = typer.Option(
+        False, "--stored-only", help="Run nothing: rebuild the page from the rows (--rows)."
+    ),
+    threads: int = typer.Option(1, min=1, help="Torch threads."),
+) -> None:
+    """The fair leaderboard: every method x dataset x model under one protocol.
+
+    The same class-balanced 60/20/20 splits and the same tuning budget (Optuna trials over the
+    method's search space plus the model's, on validation accuracy) for every method,
+    'none' included; test accuracy paired against 'none', wins/ties/losses, average ranks,
+    a Friedman test and the critical-difference diagram. Resumable: run it again to continue.
+    The page is built from the stored rows alone, so --stored-only rebuilds it from the CSV.
+    """
+    import tempfile
+
+    import torch
+
+    from rewirekit.bench.leaderboard import Protocol, run_leaderboard
+    from rewirekit.bench.leaderboard import leaderboard as build
+    from rewirekit.bench.leaderboard_report import write_leaderboard
+    from rewirekit.bench.progress import RichProgress
+    from rewirekit.bench.runner import DatasetSpec
+    from rewirekit.bench.store import ResultStore
+    from rewirekit.bench.sweep import csbm_dataset
+    from rewirekit.datasets import list_datasets
+    from rewirekit.methods import list_methods, method_class
+
+    target = rows[0] if rows else Path("docs") / "leaderboard.csv"
+    if stored_only:
+        if not rows:
+            raise RewireError("--stored-only reads rows: pass --rows FILE.csv (repeatable).")
+        with tempfile.TemporaryDirectory() as scratch, ResultStore(Path(scratch) / "r.db") as db:
+            for path in rows:
+                db.import_csv(path)
+            records = list(db.records())
+    else:
+        torch.set_num_threads(threads)
+        everything = not dataset and not csbm_phi  # the full grid
+        phis = [-0.5, 0.5] if everything else csbm_phi
+        offline = [d.name for d in list_datasets() if d.available_offline]
+        names = offline if everything else dataset
+        size = {"num_nodes": csbm_nodes, "num_features": csbm_features}
+        specs = [DatasetSpec.named(n) for n in names] + [csbm_dataset(size, p) for p in phis]
+        protocol = Protocol(trials=trials, num_splits=splits, seeds=tuple(range(seeds)))
+        methods = [method_class(m).name for m in method] or list_methods()
+        with ResultStore(store) as results, RichProgress(err_console) as progress:
+            models = [m.lower() for m in model]
+            skipped = run_leaderboard(specs, models, methods, results, protocol, progress)
+            records = list(results.records())
+            results.export_csv(target)
+        for skip in skipped:
+            err_console.print(
+                f"skipped {skip.method} on {skip.dataset}, {skip.model}: {skip.reason}"
+            )
+    board = build(records, Protocol.of(records))
+    note = None if preamble is None else str(preamble)
+    written = write_leaderboard(board, records, out, rows_file=str(target), preamble_file=note)
+    console.print(f"{len(records)} rows; written: {', '.join(map(str, written))}", highlight=False)
 
 
 @app.command()

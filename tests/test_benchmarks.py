@@ -533,3 +533,17 @@ def test_set_threads_limits_blas_pools_loaded_before_it():
         [sys.executable, "-c", code], cwd=BENCHMARKS, capture_output=True, text=True, check=True
     )
     assert out.stdout.split() == ["[1]", "1"]
+
+
+def test_leaderboard_reduced_merges_the_stores_of_its_processes(tmp_path):
+    from rewirekit.bench.store import ResultStore, RunKey, RunRecord
+
+    script = _script("leaderboard_reduced")
+    assert script.ORDER[0] == "none" and sorted(script.ORDER) == sorted(set(script.ORDER))
+    for i, name in enumerate(("a", "b")):
+        with ResultStore(tmp_path / f"{name}.db") as store:
+            key = RunKey(name, "dense", 0, "none", "h", "gcn", "fair", 0)
+            store.put(RunRecord(key, {}, 0.5 + i / 10, 0.5, 0.0, 1.0, 3, {}))
+    target = tmp_path / "rows.csv"
+    script.merge(str(target), [str(tmp_path / "a.db"), str(tmp_path / "b.db")])
+    assert len(target.read_text().splitlines()) == 3

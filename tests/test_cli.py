@@ -3,13 +3,13 @@ import subprocess
 import sys
 
 import pytest
-from optuna.distributions import CategoricalDistribution
 from typer.testing import CliRunner
 
 import rewirekit
-from rewirekit.bench.tuning import SEARCH_SPACES
 from rewirekit.cli import app, parse_method
 from rewirekit.datasets import available_offline
+from rewirekit.methods import FeaSt
+from rewirekit.search_space import Choice
 
 runner = CliRunner()
 
@@ -175,7 +175,7 @@ def test_tune_shows_validation_per_trial_and_test_once_for_the_chosen_trial(tmp_
 
 def test_tune_says_when_the_search_space_is_exhausted(tmp_path, monkeypatch):
     _needs_texas()
-    monkeypatch.setitem(SEARCH_SPACES, "feast", {"add": CategoricalDistribution([0, 10])})
+    monkeypatch.setattr(FeaSt, "search_space", {"add": Choice((0, 10))})
     args = ["tune", "-d", "texas", "--method", "feast", "--trials", "3", "--splits", "1"]
     result = runner.invoke(app, [*args, "--training", "comfy", "--store", str(tmp_path / "t.db")])
     assert result.exit_code == 0, result.output

@@ -6,8 +6,9 @@ from types import SimpleNamespace
 from typer.testing import CliRunner
 
 import rewirekit.cli as cli
+from rewirekit.bench import sweep
 from rewirekit.bench.presets import csbm_jdr_params
-from rewirekit.bench.runner import MethodSpec
+from rewirekit.bench.runner import DatasetSpec, MethodSpec
 from rewirekit.bench.stats import paired_comparison
 from rewirekit.bench.store import ResultStore
 from rewirekit.datasets import CSBM_PHI_GRID
@@ -30,16 +31,24 @@ def test_paper_settings_cover_the_grid_and_follow_table_22():
 
 
 def test_given_parameters_override_the_paper_settings():
-    spec = cli._method_at(MethodSpec("jdr", {"faithful": True, "top_k": 8}), -0.5)
+    def at(method, phi):
+        dataset = (
+            DatasetSpec.named("texas")
+            if phi is None
+            else sweep.csbm_dataset({"num_nodes": 10, "num_features": 4}, phi)
+        )
+        return sweep.paper_parameters(method, dataset)
+
+    spec = at(MethodSpec("jdr", {"faithful": True, "top_k": 8}), -0.5)
     assert spec.params == {**csbm_jdr_params(-0.5), "faithful": True, "top_k": 8}
     other = MethodSpec("random", {"add": 5})
-    assert cli._method_at(other, -0.5) is other
+    assert at(other, -0.5) is other
     off_grid = MethodSpec("jdr")
-    assert cli._method_at(off_grid, 0.3) is off_grid and cli._method_at(off_grid, None) is off_grid
+    assert at(off_grid, 0.3) is off_grid and at(off_grid, None) is off_grid
 
 
 def test_csbm_bench_runs_jdr_with_per_phi_settings_and_prints_verdict(tmp_path, monkeypatch):
-    monkeypatch.setattr(cli, "DEMO_CSBM", {"num_nodes": 100, "num_features": 40})
+    monkeypatch.setattr(sweep, "DEMO_CSBM", {"num_nodes": 100, "num_features": 40})
     store, phis = tmp_path / "r.db", (-0.5, 0.0)
     args = [
         "bench",
@@ -89,7 +98,10 @@ def test_sweep_verdict_lists_the_angles_where_a_method_is_below():
         SimpleNamespace(dataset=name, model="gcn", method="m", comparison=comparison)
         for name, comparison in (("a", below), ("b", tie))
     ]
-    lines = cli._sweep_verdict(rows, {"a": -0.5, "b": 0.25}, {})
+    datasets = [
+        DatasetSpec(name, dict, "csbm", {"phi": phi}) for name, phi in (("a", -0.5), ("b", 0.25))
+    ]
+    lines = sweep.sweep_verdict(rows, datasets, {})
     assert lines[0].startswith("verdict: gcn + m is at or above gcn + none at 1/2 φ")
     assert lines[1:] == [
         f"  below at φ = -0.500: Δ = -9.83 [{below.ci_low:+.2f}, {below.ci_high:+.2f}] "

@@ -12,6 +12,8 @@ from rewirekit import RewireError
 from rewirekit.graph import EdgeSet, apply_edits
 from rewirekit.methods import base
 from rewirekit.methods.base import Example, RewireOutput, Rewirer
+from rewirekit.registry import Registry
+from rewirekit.search_space import Choice, IntRange
 from rewirekit.testing import CHECKS, check_rewirer, rewirer_checks
 from rewirekit.validation import check_budget
 
@@ -23,7 +25,7 @@ def readme(monkeypatch) -> type[Rewirer]:
     """The method of the README's "Write your own method" section, run as written there (it
     ends by passing itself to check_rewirer), registered in a scratch registry that vanishes
     after the test with every variant the test registers."""
-    monkeypatch.setattr(base, "_REGISTRY", dict(base._REGISTRY))
+    monkeypatch.setattr(base, "METHODS", Registry("method", base.METHODS.items()))
     section = README.read_text(encoding="utf-8").split("## Write your own method", 1)[1]
     code = section.split("```python\n", 1)[1].split("```", 1)[0]
     namespace: dict = {}
@@ -137,3 +139,13 @@ def test_check_rewirer_lists_every_broken_rule(readme):
     assert f"breaks 2 of {len(CHECKS)}" in message
     for rule in ("examples_change_the_graph", "usable_as_pyg_transform"):
         assert f"  {rule}: AssertionError" in message
+
+
+def test_every_search_space_point_must_construct(readme):
+    wide = _variant(readme, "wide_space", search_space={"delete": IntRange(-1, 5)})
+    _assert_check_fails(wide, "search_space_constructs", r"point \{'delete': -1\}")
+    typo = _variant(readme, "typo_space", search_space={"delet": Choice((1, 2))})
+    _assert_check_fails(typo, "search_space_constructs", "unknown parameters")
+    CHECKS["search_space_constructs"](
+        _variant(readme, "fine", search_space={"delete": IntRange(0, 5)})
+    )

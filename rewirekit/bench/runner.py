@@ -7,7 +7,7 @@ are skipped, and a dataset is neither loaded nor rewired when all its rows exist
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -63,11 +63,14 @@ class DatasetSpec:
         key: the name stored with each row (includes generator parameters for synthetic data).
         load: builds the graph; called at most once per run, and only if rows are missing.
         preset_name: the name the training preset looks up per-dataset settings under.
+        params: the generator parameters of a synthetic dataset (the cSBM's ``phi``, size and
+            seed); empty for a loaded one.
     """
 
     key: str
     load: Callable[[], Data]
     preset_name: str
+    params: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
     def named(cls, name: str) -> DatasetSpec:
@@ -90,7 +93,10 @@ class DatasetSpec:
         """A :func:`rewirekit.datasets.csbm` graph, stored under its
         :func:`~rewirekit.datasets.csbm_key`."""
         graph = partial(csbm, num_nodes=num_nodes, num_features=num_features, phi=phi, seed=seed)
-        return cls(csbm_key(num_nodes, num_features, phi, seed), graph, "csbm")
+        params = {"num_nodes": num_nodes, "num_features": num_features, "phi": float(phi)}
+        return cls(
+            csbm_key(num_nodes, num_features, phi, seed), graph, "csbm", {**params, "seed": seed}
+        )
 
     @classmethod
     def from_key(cls, key: str) -> DatasetSpec | None:
@@ -310,6 +316,7 @@ def _run_cell(
     start = time.perf_counter()
     data = get_method(method.name, **method.params)(data)
     rewire_seconds = time.perf_counter() - start
+    report = data.rewire_report.compact()
     config = training.config(dataset.preset_name, model, rewired=rewired, split=split_preset.name)
     return _train_rows(
         data,
@@ -322,6 +329,7 @@ def _run_cell(
         rewire_seconds,
         versions,
         selftrain,
+        report,
     )
 
 
@@ -336,6 +344,7 @@ def _train_rows(
     rewire_seconds: float,
     versions: dict[str, str],
     selftrain: MethodSpec | None,
+    report: dict[str, Any],
 ) -> Iterator[RunRecord]:
     for key in keys:
         train_mask, val_mask, test_mask = split_preset.split(data, key.split_id, dataset.key)
@@ -352,7 +361,15 @@ def _train_rows(
             train_seconds = sum(r.train_seconds for r in outcome.rounds)
             epochs = sum(r.epochs for r in outcome.rounds)
         yield RunRecord(
-            key, method.params, test_acc, val_acc, rewire_seconds, train_seconds, epochs, versions
+            key,
+            method.params,
+            test_acc,
+            val_acc,
+            rewire_seconds,
+            train_seconds,
+            epochs,
+            versions,
+            report,
         )
 
 

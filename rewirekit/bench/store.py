@@ -5,6 +5,11 @@ benchmark killed at any moment (even with SIGKILL) keeps every finished row and
 leaves a readable file; re-running the benchmark skips the rows already there.
 Rows travel between machines as CSV (:meth:`ResultStore.export_csv` /
 :meth:`ResultStore.import_csv`, gzip-compressed when the name ends in ``.gz``).
+
+Each row also keeps the rewiring's report (:meth:`~rewirekit.methods.base.RewireReport.compact`:
+edits asked and made, the solver, alignments, ...) as a JSON column, ``rewire_report``. Files
+and CSV exports written before that column existed still open: the column is added on open
+(rows already stored have none) and a CSV without it is read as rows without reports.
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ CREATE TABLE IF NOT EXISTS results (
     epochs INTEGER NOT NULL,
     versions TEXT NOT NULL,
     created REAL NOT NULL,
+    rewire_report TEXT,
     PRIMARY KEY (dataset, split_preset, split_id, method, params_hash, model, training_preset, seed)
 )
 """
@@ -78,6 +84,7 @@ class RunRecord:
     train_seconds: float
     epochs: int
     versions: dict[str, str]
+    rewire_report: dict[str, Any] | None = None
 
 
 _KEY_COLUMNS = [f.name for f in fields(RunKey)]
@@ -90,6 +97,19 @@ _CSV_COLUMNS = _KEY_COLUMNS + [
     "epochs",
     "versions",
 ]
+_REPORT_COLUMN = "rewire_report"
+_VALUE_COLUMNS = _CSV_COLUMNS[len(_KEY_COLUMNS) :] + ["created", _REPORT_COLUMN]
+
+
+def _add_report_column(conn: sqlite3.Connection) -> None:
+    """Migration: a store written before rows kept their rewiring report gets the column."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(results)")}
+    if _REPORT_COLUMN not in columns:
+        conn.execute(f"ALTER TABLE results ADD COLUMN {_REPORT_COLUMN} TEXT")
+
+
+def _report_json(report: dict[str, Any] | None) -> str | None:
+    return None if report is None else json.dumps(report, sort_keys=True, default=str)
 
 
 def package_versions() -> dict[str, str]:
@@ -126,6 +146,7 @@ class ResultStore:
             # In WAL mode NORMAL keeps every committed row across a process kill.
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._conn.execute(_SCHEMA)
+            _add_report_column(self._conn)
         except sqlite3.DatabaseError as err:
             raise RewireError(
                 f"cannot open result store {self.path}: {err}; pass another --store path."
@@ -162,9 +183,11 @@ class ResultStore:
             record.epochs,
             json.dumps(record.versions, sort_keys=True),
             time.time(),
+            _report_json(record.rewire_report),
         )
+        names = ", ".join(_KEY_COLUMNS + _VALUE_COLUMNS)
         marks = ", ".join("?" * len(values))
-        self._conn.execute(f"INSERT OR REPLACE INTO results VALUES ({marks})", values)
+        self._conn.execute(f"INSERT OR REPLACE INTO results ({names}) VALUES ({marks})", values)
 
     def export_csv(self, path: str | Path) -> int:
         """Write every row to ``path`` (CSV; gzip if it ends in ``.gz``), in key order, and
@@ -174,7 +197,7 @@ class ResultStore:
         rows = list(self.records())
         with _open_text(path, "w") as handle:
             writer = csv.writer(handle)
-            writer.writerow(_CSV_COLUMNS)
+            writer.writerow(_CSV_COLUMNS + [_REPORT_COLUMN])
             for r in rows:
                 writer.writerow(
                     [
@@ -186,20 +209,22 @@ class ResultStore:
                         repr(r.train_seconds),
                         r.epochs,
                         json.dumps(r.versions, sort_keys=True),
+                        _report_json(r.rewire_report) or "",
                     ]
                 )
         return len(rows)
 
     def import_csv(self, path: str | Path) -> int:
         """Add the rows of a CSV written by :meth:`export_csv` whose keys are not stored
-        yet (rows already here win); return how many were added."""
+        yet (rows already here win); return how many were added. Exports from before the
+        ``rewire_report`` column are read too (their rows have no report)."""
         path = Path(path)
         with _open_text(path, "r") as handle:
             reader = csv.DictReader(handle)
-            if reader.fieldnames != _CSV_COLUMNS:
+            if reader.fieldnames not in (_CSV_COLUMNS, _CSV_COLUMNS + [_REPORT_COLUMN]):
                 raise RewireError(
                     f"{path} is not a result export: its columns are "
-                    f"{reader.fieldnames}, expected {_CSV_COLUMNS}."
+                    f"{reader.fieldnames}, expected {_CSV_COLUMNS + [_REPORT_COLUMN]}."
                 )
             added = 0
             for row in reader:
@@ -219,6 +244,7 @@ class ResultStore:
                         float(row["train_seconds"]),
                         int(row["epochs"]),
                         json.loads(row["versions"]),
+                        json.loads(row[_REPORT_COLUMN]) if row.get(_REPORT_COLUMN) else None,
                     )
                 )
                 added += 1
@@ -232,12 +258,14 @@ class ResultStore:
                 f"cannot filter results by {sorted(unknown)}; use one of {_KEY_COLUMNS}."
             )
         where = " AND ".join(f"{c} = ?" for c in filters) or "1"
-        query = f"SELECT * FROM results WHERE {where} ORDER BY {', '.join(_KEY_COLUMNS)}"
+        names = ", ".join(_KEY_COLUMNS + _VALUE_COLUMNS)
+        order = ", ".join(_KEY_COLUMNS)
+        query = f"SELECT {names} FROM results WHERE {where} ORDER BY {order}"
         for row in self._conn.execute(query, tuple(filters.values())):
             key = RunKey(*row[: len(_KEY_COLUMNS)])
-            (params, test_acc, val_acc, rewire_s, train_s, epochs, versions, _created) = row[
-                len(_KEY_COLUMNS) :
-            ]
+            (params, test_acc, val_acc, rewire_s, train_s, epochs, versions, _created, report) = (
+                row[len(_KEY_COLUMNS) :]
+            )
             yield RunRecord(
                 key,
                 json.loads(params),
@@ -247,6 +275,7 @@ class ResultStore:
                 train_s,
                 epochs,
                 json.loads(versions),
+                None if report is None else json.loads(report),
             )
 
 

@@ -35,44 +35,49 @@ from optuna.distributions import (
 )
 from optuna.trial import FrozenTrial, TrialState
 
+from rewirekit.bench.presets import tuned_preset_name
 from rewirekit.bench.runner import BenchmarkSpec, DatasetSpec, MethodSpec, Progress, run_benchmark
 from rewirekit.bench.store import ResultStore, RunRecord
 from rewirekit.datasets import DatasetUnavailable
 from rewirekit.errors import RewireError
-
-#: A search space: one Optuna distribution per method parameter.
-SearchSpace = dict[str, BaseDistribution]
+from rewirekit.methods import list_methods, method_class
+from rewirekit.search_space import Choice, Dimension, IntRange, SearchSpace, space_size
 
 #: User attribute of a proposal that repeated an earlier trial's parameters (its number).
 REPEAT_OF = "repeat_of"
 #: User attribute of a trial whose parameters the method refused (the error message).
 REJECTED = "rejected"
+#: Prefix of the model's training hyperparameters among a trial's parameters.
+MODEL_PREFIX = "model."
 
-#: The JDR paper's search space (Linkerhägner et al., ICLR 2025, appendix): K ∈ [1, 30],
-#: L_A, L_X ∈ [1, 100], η_A, η_X1 ∈ (0, 0.5), η_X2 ∈ (0, 1), ordering by ``λ`` or ``|λ|``.
-JDR_SPACE: SearchSpace = {
-    "num_iterations": IntDistribution(1, 30),
-    "rank_a": IntDistribution(1, 100),
-    "rank_x": IntDistribution(1, 100),
-    "eta_a": FloatDistribution(0.0, 0.5),
-    "eta_x1": FloatDistribution(0.0, 0.5),
-    "eta_x2": FloatDistribution(0.0, 1.0),
-    "abs_ordering": CategoricalDistribution([False, True]),
-}
 
-#: Edge budgets from the ComFy paper's grid (Rubio-Madrigal et al., ICLR 2025).
-BUDGET_GRID = (0, 10, 50, 100, 500, 1000)
-_ADD_DELETE: SearchSpace = {
-    "add": CategoricalDistribution(BUDGET_GRID),
-    "delete": CategoricalDistribution(BUDGET_GRID),
-}
+def to_optuna(space: SearchSpace) -> dict[str, BaseDistribution]:
+    """The Optuna distribution of each dimension of ``space``."""
+    return {name: _distribution(dim) for name, dim in space.items()}
 
-SEARCH_SPACES: dict[str, SearchSpace] = {
-    "jdr": JDR_SPACE,
-    "random": _ADD_DELETE,
-    "feast": _ADD_DELETE,
-    "comfy": _ADD_DELETE,
-}
+
+def _distribution(dim: Dimension) -> BaseDistribution:
+    if isinstance(dim, Choice):
+        return CategoricalDistribution(dim.values)
+    if isinstance(dim, IntRange):
+        return IntDistribution(dim.low, dim.high, log=dim.log)
+    return FloatDistribution(dim.low, dim.high, log=dim.log)
+
+
+def tuning_space(method: str, model_space: SearchSpace | None = None) -> SearchSpace:
+    """What a search over ``method`` samples: its declared
+    :attr:`~rewirekit.methods.base.Rewirer.search_space`, plus ``model_space`` with each
+    name prefixed by :data:`MODEL_PREFIX`."""
+    space = dict(method_class(method).search_space)
+    space.update({MODEL_PREFIX + name: dim for name, dim in (model_space or {}).items()})
+    return space
+
+
+def split_params(params: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A trial's parameters as ``(method parameters, model training hyperparameters)``."""
+    method = {k: v for k, v in params.items() if not k.startswith(MODEL_PREFIX)}
+    model = {k.removeprefix(MODEL_PREFIX): v for k, v in params.items() if k not in method}
+    return method, model
 
 
 @dataclass(frozen=True)
@@ -133,11 +138,6 @@ class TuningResult:
         return notes
 
 
-def space_size(space: SearchSpace) -> float:
-    """Number of distinct parameter sets in ``space`` (``math.inf`` if any is continuous)."""
-    return math.prod(_size(distribution) for distribution in space.values())
-
-
 def tune(
     method: str,
     dataset: DatasetSpec,
@@ -148,12 +148,20 @@ def tune(
     split_preset: str,
     training_preset: str,
     num_splits: int,
+    seeds: tuple[int, ...] = (0,),
+    model_space: SearchSpace | None = None,
     seed: int = 0,
     progress: Progress | None = None,
 ) -> TuningResult:
     """Run (or resume) an Optuna search until ``trials`` distinct parameter sets are evaluated.
 
-    The objective is the mean validation accuracy over splits ``0 .. num_splits-1``. Fewer
+    The search space is the method's :attr:`~rewirekit.methods.base.Rewirer.search_space`,
+    plus, with ``model_space``, the model's training hyperparameters (see
+    :func:`tuning_space`; they replace the training preset's values through
+    :func:`~rewirekit.bench.presets.tuned_preset_name`, so their rows are stored apart).
+
+    The objective is the mean validation accuracy over splits ``0 .. num_splits-1`` and the
+    training ``seeds``. Fewer
     than ``trials`` sets are evaluated when a finite space runs out
     (:attr:`TuningResult.exhausted`) or when the method refuses ``3 * trials`` proposals in
     one call. Parameter sets the method refuses (``RewireError``) fail their trial, not the
@@ -163,15 +171,19 @@ def tune(
         RewireError: for a method without a search space, fewer than one trial or split, or
             when no parameter set could be evaluated.
     """
-    if method not in SEARCH_SPACES:
+    space = tuning_space(method, model_space)
+    if not space:
+        tunable = [m for m in list_methods() if method_class(m).search_space]
         raise RewireError(
-            f"no search space for method {method!r}; tunable methods: "
-            f"{', '.join(sorted(SEARCH_SPACES))}."
+            f"no search space for method {method!r} (and no model space given); tunable "
+            f"methods: {', '.join(tunable)}."
         )
-    if trials < 1 or num_splits < 1:
-        raise RewireError("tuning needs at least one trial and one split.")
+    if trials < 1 or num_splits < 1 or not seeds:
+        raise RewireError("tuning needs at least one trial, one split and one seed.")
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     name = f"{method}|{dataset.key}|{split_preset}|{training_preset}|{model}|{num_splits}"
+    if model_space or seeds != (0,):
+        name += f"|model={sorted(model_space or {})}|seeds={list(seeds)}"
     storage = optuna.storages.RDBStorage(f"sqlite:///{store.path}")
     study = optuna.create_study(
         study_name=name,
@@ -181,16 +193,18 @@ def tune(
         load_if_exists=True,
     )
     _requeue_interrupted(study, storage)
-    space = SEARCH_SPACES[method]
+    distributions = to_optuna(space)
 
     def evaluate(params: dict[str, Any]) -> list[RunRecord]:
+        method_params, model_params = split_params(params)
         spec = BenchmarkSpec(
             datasets=[dataset],
-            methods=[MethodSpec(method, params)],
+            methods=[MethodSpec(method, method_params)],
             models=[model],
             split_preset=split_preset,
-            training_preset=training_preset,
+            training_preset=tuned_preset_name(training_preset, model_params),
             num_splits=num_splits,
+            seeds=seeds,
         )
         return run_benchmark(spec, store)
 
@@ -202,11 +216,11 @@ def tune(
             progress.advance("stored trial")
     refused_now = 0
     while evaluated < trials and len(tried) < space_size(space) and refused_now < 3 * trials:
-        trial = study.ask(space)
+        trial = study.ask(distributions)
         earlier = tried.get(_key(trial.params))
         if earlier is not None:
             _tell_repeat(study, trial, earlier)
-            _enqueue_untried(study, space, tried, seed=(seed, trial.number))
+            _enqueue_untried(study, distributions, space, tried, seed=(seed, trial.number))
             continue
         try:
             records = evaluate(trial.params)
@@ -270,6 +284,7 @@ def _tell_repeat(study: optuna.Study, trial: optuna.Trial, earlier: FrozenTrial)
 
 def _enqueue_untried(
     study: optuna.Study,
+    distributions: dict[str, BaseDistribution],
     space: SearchSpace,
     tried: dict[tuple[Hashable, ...], FrozenTrial],
     seed: tuple[int, int],
@@ -277,7 +292,9 @@ def _enqueue_untried(
     """In a finite space, queue one parameter set not tried yet, drawn uniformly (seeded)."""
     if math.isinf(space_size(space)):
         return
-    grid = itertools.product(*([(name, v) for v in _values(d)] for name, d in space.items()))
+    grid = itertools.product(
+        *([(name, v) for v in _values(d)] for name, d in distributions.items())
+    )
     untried = [dict(point) for point in grid if _key(dict(point)) not in tried]
     if untried:
         study.enqueue_trial(untried[np.random.default_rng(seed).integers(len(untried))])
@@ -289,12 +306,6 @@ def _count(n: int, noun: str) -> str:
 
 def _key(params: dict[str, Any]) -> tuple[Hashable, ...]:
     return tuple(sorted(params.items()))
-
-
-def _size(distribution: BaseDistribution) -> float:
-    if isinstance(distribution, FloatDistribution):
-        return math.inf
-    return len(_values(distribution))
 
 
 def _values(distribution: BaseDistribution) -> list[Any]:

@@ -42,6 +42,7 @@ from torch_geometric.datasets import (
 from torch_geometric.utils import coalesce, to_undirected
 
 from rewirekit.errors import RewireError
+from rewirekit.registry import Registry
 
 DATA_ENV = "REWIREKIT_DATA"
 CACHE_ENV = "REWIREKIT_CACHE"
@@ -130,23 +131,28 @@ def _simple(cls: type, name: str, folder: str, homophilic: bool, fixed: bool) ->
     )
 
 
-_DATASETS: dict[str, _Spec] = {
-    "cora": _simple(Planetoid, "Cora", "Cora", True, False),
-    "citeseer": _simple(Planetoid, "CiteSeer", "CiteSeer", True, False),
-    "pubmed": _simple(Planetoid, "PubMed", "PubMed", True, False),
-    "computers": _simple(Amazon, "Computers", "Computers", True, False),
-    "photo": _simple(Amazon, "Photo", "Photo", True, False),
-    "chameleon": _wiki("chameleon"),
-    "squirrel": _wiki("squirrel"),
-    "actor": _Spec("Actor()", "Actor/raw", False, True, _read_actor),
-    "texas": _simple(WebKB, "Texas", "texas", False, True),
-    "cornell": _simple(WebKB, "Cornell", "cornell", False, True),
-    "wisconsin": _simple(WebKB, "Wisconsin", "wisconsin", False, True),
-    "chameleon_filtered": _filtered("chameleon"),
-    "squirrel_filtered": _filtered("squirrel"),
-    "minesweeper": _simple(HeterophilousGraphDataset, "Minesweeper", "minesweeper", False, True),
-    "tolokers": _simple(HeterophilousGraphDataset, "Tolokers", "tolokers", False, True),
-}
+_DATASETS: Registry[_Spec] = Registry(
+    "dataset",
+    {
+        "cora": _simple(Planetoid, "Cora", "Cora", True, False),
+        "citeseer": _simple(Planetoid, "CiteSeer", "CiteSeer", True, False),
+        "pubmed": _simple(Planetoid, "PubMed", "PubMed", True, False),
+        "computers": _simple(Amazon, "Computers", "Computers", True, False),
+        "photo": _simple(Amazon, "Photo", "Photo", True, False),
+        "chameleon": _wiki("chameleon"),
+        "squirrel": _wiki("squirrel"),
+        "actor": _Spec("Actor()", "Actor/raw", False, True, _read_actor),
+        "texas": _simple(WebKB, "Texas", "texas", False, True),
+        "cornell": _simple(WebKB, "Cornell", "cornell", False, True),
+        "wisconsin": _simple(WebKB, "Wisconsin", "wisconsin", False, True),
+        "chameleon_filtered": _filtered("chameleon"),
+        "squirrel_filtered": _filtered("squirrel"),
+        "minesweeper": _simple(
+            HeterophilousGraphDataset, "Minesweeper", "minesweeper", False, True
+        ),
+        "tolokers": _simple(HeterophilousGraphDataset, "Tolokers", "tolokers", False, True),
+    }.items(),
+)
 
 
 def load(name: str, *, undirected: bool = True, cache_dir: str | os.PathLike | None = None) -> Data:
@@ -235,9 +241,7 @@ def canonical_name(name: str) -> str:
 
 
 def _lookup(name: str) -> tuple[str, _Spec]:
-    key = str(name).lower()
-    if key not in _DATASETS:
-        raise RewireError(f"unknown dataset {name!r}; choose one of: {', '.join(_DATASETS)}.")
+    key = _DATASETS.canonical(name)
     return key, _DATASETS[key]
 
 

@@ -42,6 +42,7 @@ from torch_geometric.data import Data
 from rewirekit.datasets.files import USER_GRAPH
 from rewirekit.datasets.loaders import dataset_info
 from rewirekit.errors import RewireError
+from rewirekit.registry import Registry
 
 Masks = tuple[Tensor, Tensor, Tensor]
 
@@ -185,40 +186,38 @@ def largest_component(data: Data) -> Data:
     return out
 
 
-SPLIT_PRESETS: dict[str, SplitPreset] = {
-    preset.name: preset
-    for preset in (
-        ClassBalancedSplit("sparse", train_rate=0.025, val_rate=0.025),
-        ClassBalancedSplit("dense", train_rate=0.6, val_rate=0.2),
-        ShippedSplit(
-            "geom-gcn",
-            num_splits=10,
-            mask_dim=2,
-            hint="it needs the 10 fixed splits as [N, 10] train/val/test masks, which only "
-            "datasets with has_fixed_splits=True in list_datasets() ship; use a random "
-            "preset ('dense', 'sparse', 'comfy') instead.",
-        ),
-        LargestComponentSplit("comfy"),
-        ShippedSplit(
-            "public",
-            num_splits=1,
-            mask_dim=1,
-            hint="it needs the Planetoid public split as [N] train/val/test masks, which only "
-            "cora, citeseer and pubmed ship; use a random preset ('dense', 'sparse', "
-            "'comfy') instead.",
-        ),
-    )
-}
+SPLIT_PRESETS: Registry[SplitPreset] = Registry(
+    "split preset",
+    [
+        (preset.name, preset)
+        for preset in (
+            ClassBalancedSplit("sparse", train_rate=0.025, val_rate=0.025),
+            ClassBalancedSplit("dense", train_rate=0.6, val_rate=0.2),
+            ShippedSplit(
+                "geom-gcn",
+                num_splits=10,
+                mask_dim=2,
+                hint="it needs the 10 fixed splits as [N, 10] train/val/test masks, which only "
+                "datasets with has_fixed_splits=True in list_datasets() ship; use a random "
+                "preset ('dense', 'sparse', 'comfy') instead.",
+            ),
+            LargestComponentSplit("comfy"),
+            ShippedSplit(
+                "public",
+                num_splits=1,
+                mask_dim=1,
+                hint="it needs the Planetoid public split as [N] train/val/test masks, which only "
+                "cora, citeseer and pubmed ship; use a random preset ('dense', 'sparse', "
+                "'comfy') instead.",
+            ),
+        )
+    ],
+)
 
 
 def get_split_preset(name: str) -> SplitPreset:
     """The split preset called ``name`` (case-insensitive; ``_`` and ``-`` are equivalent)."""
-    key = str(name).lower().replace("_", "-")
-    if key not in SPLIT_PRESETS:
-        raise RewireError(
-            f"unknown split preset {name!r}; choose one of: {', '.join(list_split_presets())}."
-        )
-    return SPLIT_PRESETS[key]
+    return SPLIT_PRESETS[name]
 
 
 def list_split_presets() -> list[str]:

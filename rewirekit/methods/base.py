@@ -14,6 +14,7 @@ import copy
 import inspect
 import logging
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
@@ -31,8 +32,12 @@ from rewirekit.graph import (
     to_edge_index,
     validate_data,
 )
+from rewirekit.registry import Registry
+from rewirekit.search_space import Dimension
 
-_REGISTRY: dict[str, type[Rewirer]] = {}
+#: Every method class, by its ``name``; subclassing :class:`Rewirer` with a name registers it.
+METHODS: Registry[type[Rewirer]] = Registry("method")
+_ATTRIBUTES = {"x": "features", "pos": "positions"}
 #: Parameter names that are edit budgets, reported as asked against made.
 _BUDGETS = ("add", "delete")
 _log = logging.getLogger(__name__)
@@ -85,6 +90,20 @@ class RewireReport:
         out["edits_made"] = self.edits_made
         return out
 
+    def compact(self) -> dict[str, Any]:
+        """The report for a result row: :meth:`to_dict` without ``params`` (the row has
+        them) and with only the scalar entries of ``extra`` (numbers, strings, booleans:
+        the solver, alignments, shortfalls); per-step logs such as SDRF's are left out."""
+        out = self.to_dict()
+        del out["params"]
+        scalars = {k: v for k, v in self.extra.items() if _is_scalar(v)}
+        out["extra"] = {k: v.item() if isinstance(v, np.generic) else v for k, v in scalars.items()}
+        return out
+
+
+def _is_scalar(value: Any) -> bool:
+    return value is None or isinstance(value, (bool, int, float, str, np.generic))
+
 
 @dataclass(frozen=True)
 class RewireOutput:
@@ -117,8 +136,11 @@ class Rewirer(BaseTransform):
     """Base class of all rewiring methods (a ``torch_geometric`` transform).
 
     Subclasses define ``name`` (registry key) and may set ``supports_directed``
-    (accept directed input; otherwise it is rejected with advice to symmetrise) and
-    ``needs_features`` (require ``data.x``). ``examples`` lists the parameters under which
+    (accept directed input; otherwise it is rejected with advice to symmetrise),
+    ``needs_features`` (require ``data.x``) and ``needs_positions`` (require ``data.pos``).
+    ``search_space`` maps hyperparameters to the ranges a tuner searches
+    (:mod:`rewirekit.search_space`): the paper's published ranges, or ranges the method
+    states where the paper gives none. ``examples`` lists the parameters under which
     the conformance suite (:func:`rewirekit.testing.check_rewirer`) exercises the method;
     every method declares some, except the one that sets ``is_identity``: the no-rewiring
     baseline, which the suite checks to return every graph unchanged instead.
@@ -134,6 +156,8 @@ class Rewirer(BaseTransform):
     name: ClassVar[str]
     supports_directed: ClassVar[bool] = False
     needs_features: ClassVar[bool] = False
+    needs_positions: ClassVar[bool] = False
+    search_space: ClassVar[Mapping[str, Dimension]] = {}
     examples: ClassVar[tuple[Example, ...]] = ()
     is_identity: ClassVar[bool] = False
 
@@ -142,15 +166,22 @@ class Rewirer(BaseTransform):
         name = cls.__dict__.get("name")
         if name is None:
             return
-        if name in _REGISTRY and _REGISTRY[name] is not cls:
-            raise RuntimeError(f"method name {name!r} is registered twice")
-        _REGISTRY[name] = cls
+        METHODS.register(name, cls)
 
     # -- parameters -----------------------------------------------------------------
     @classmethod
     def param_names(cls) -> list[str]:
         signature = inspect.signature(cls.__init__)
         return [p for p in signature.parameters if p != "self"]
+
+    @classmethod
+    def unmet_needs(cls, data: Data) -> str | None:
+        """Why the method cannot run on ``data`` (it lacks features or positions the method
+        needs), or ``None`` when it can."""
+        for needed, attribute in ((cls.needs_features, "x"), (cls.needs_positions, "pos")):
+            if needed and getattr(data, attribute, None) is None:
+                return f"{cls.name!r} needs node {_ATTRIBUTES[attribute]} in data.{attribute}"
+        return None
 
     def get_params(self) -> dict[str, Any]:
         """The hyperparameters this instance was built with (scikit-learn style)."""
@@ -168,8 +199,9 @@ class Rewirer(BaseTransform):
                 "data.edge_attr cannot follow rewired edges; delete it, or store "
                 "1-d weights as data.edge_weight."
             )
-        if self.needs_features and ("x" not in data or data.x is None):
-            raise RewireError(f"method {self.name!r} needs node features in data.x.")
+        unmet = self.unmet_needs(data)
+        if unmet is not None:
+            raise RewireError(f"method {unmet}.")
         start = time.perf_counter()
         edges = edge_set(data)
         if edges.directed and not self.supports_directed:
@@ -234,14 +266,12 @@ def _all_keys(edges: EdgeSet) -> np.ndarray:
 # -- registry API -------------------------------------------------------------------
 def list_methods() -> list[str]:
     """Names of all registered methods, sorted."""
-    return sorted(_REGISTRY)
+    return sorted(METHODS)
 
 
 def method_class(name: str) -> type[Rewirer]:
-    key = name.lower().replace("-", "_")
-    if key not in _REGISTRY:
-        raise RewireError(f"unknown method {name!r}; choose one of: {', '.join(list_methods())}.")
-    return _REGISTRY[key]
+    """The method class registered as ``name`` (RewireError listing the methods if none)."""
+    return METHODS[name]
 
 
 def get_method(name: str, **params: Any) -> Rewirer:
@@ -268,6 +298,7 @@ def describe(name: str) -> str:
 
 
 __all__ = [
+    "METHODS",
     "Example",
     "Rewirer",
     "RewireReport",

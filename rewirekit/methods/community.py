@@ -17,6 +17,7 @@ from rewirekit.graph import EdgeSet, apply_edits
 from rewirekit.methods.base import Example, RewireOutput, Rewirer
 from rewirekit.methods.comfy_faithful import faithful_edge_set
 from rewirekit.methods.comma_faithful import official_comma_edits
+from rewirekit.search_space import COMFY_BUDGETS, Choice
 from rewirekit.validation import check_bool, check_budget, check_seed
 
 
@@ -82,6 +83,13 @@ class ComMa(Rewirer):
         ),
         Example(params=dict(mode="lower", add=2, delete=1, seed=3, faithful=True)),
     )
+
+    #: The ComFy paper's budget grid for ComMa (its code's Planetoid grid), both modes.
+    search_space = {
+        "mode": Choice(("higher", "lower")),
+        "add": COMFY_BUDGETS,
+        "delete": COMFY_BUDGETS,
+    }
 
     def __init__(
         self,

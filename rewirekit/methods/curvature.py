@@ -31,6 +31,7 @@ from rewirekit.algorithms.ollivier_ricci import (
 from rewirekit.errors import RewireError
 from rewirekit.graph import EdgeSet, apply_edits, pair_keys, sorted_contains
 from rewirekit.methods.base import Example, RewireOutput, Rewirer
+from rewirekit.search_space import Choice, FloatRange, IntRange
 from rewirekit.validation import check_bool, check_int, check_number, check_seed
 
 
@@ -111,6 +112,15 @@ class SDRF(Rewirer):
             raises_on={"edgeless": "no edges to rewire", "directed": "undirected only"},
         ),
     )
+
+    #: Stated (the SDRF paper's search ranges were not read): ranges that span the published
+    #: per-dataset values of Cora to Wisconsin (max_iter 84–166, τ 12–180, C+ 0.22–14.43;
+    #: the third-party table, spec curvature.md), log-uniform for τ and C+.
+    search_space = {
+        "max_iter": IntRange(20, 200),
+        "tau": FloatRange(10.0, 200.0, log=True),
+        "removal_bound": FloatRange(0.2, 15.0, log=True),
+    }
 
     def __init__(
         self,
@@ -337,6 +347,14 @@ class BORF(Rewirer):
             raises_on={"edgeless": "no edges to rewire", "directed": "undirected only"},
         ),
     )
+
+    #: The grid of the BORF repository (spec curvature.md): h ∈ 10–80, k ∈ {10, 20, 30},
+    #: N ∈ {1, 2, 3}.
+    search_space = {
+        "num_batches": Choice((1, 2, 3)),
+        "batch_add": IntRange(10, 80),
+        "batch_remove": Choice((10, 20, 30)),
+    }
 
     def __init__(
         self,

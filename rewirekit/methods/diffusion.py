@@ -16,6 +16,7 @@ from torch_geometric.transforms import GDC
 from rewirekit.errors import RewireError
 from rewirekit.graph import EdgeSet, to_edge_index
 from rewirekit.methods.base import Example, RewireOutput, Rewirer
+from rewirekit.search_space import Choice, FloatRange
 
 #: Exact PPR densifies the graph: several N × N float32 arrays (and an int64 argsort).
 MAX_DENSE_NODES = 30_000
@@ -53,6 +54,10 @@ class DIGL(Rewirer):
         Example(params=dict(alpha=0.1, k=3)),
         Example(params=dict(alpha=0.3, k=64)),
     )
+
+    #: Stated (the DIGL paper's own grid was not read here): teleport probabilities around the
+    #: default 0.1 and top-k widths around the default 64.
+    search_space = {"alpha": FloatRange(0.05, 0.3), "k": Choice((16, 32, 64, 128))}
 
     def __init__(self, alpha: float = 0.1, k: int = 64) -> None:
         super().__init__()

@@ -49,6 +49,7 @@ from rewirekit.linalg import (
     top_singular_triplets,
 )
 from rewirekit.methods.base import Example, RewireOutput, Rewirer
+from rewirekit.search_space import Choice, FloatRange, IntRange
 from rewirekit.validation import check_bool, check_fraction, check_int, check_seed
 
 #: Progress of long runs (one INFO line per iteration and for the final top-k); enable with
@@ -210,6 +211,18 @@ class JDR(Rewirer):
             )
         ),
     )
+
+    #: The JDR paper's search space (Linkerhägner et al., ICLR 2025, appendix): K ∈ [1, 30],
+    #: L_A, L_X ∈ [1, 100], η_A, η_X1 ∈ (0, 0.5), η_X2 ∈ (0, 1), eigenvalues ordered by λ or |λ|.
+    search_space = {
+        "num_iterations": IntRange(1, 30),
+        "rank_a": IntRange(1, 100),
+        "rank_x": IntRange(1, 100),
+        "eta_a": FloatRange(0.0, 0.5),
+        "eta_x1": FloatRange(0.0, 0.5),
+        "eta_x2": FloatRange(0.0, 1.0),
+        "abs_ordering": Choice((False, True)),
+    }
 
     def __init__(
         self,

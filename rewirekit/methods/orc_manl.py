@@ -14,6 +14,7 @@ from rewirekit.errors import RewireError
 from rewirekit.graph import EdgeSet
 from rewirekit.manifold.orc_manl import KEPT, REMOVED, SKIPPED, check_params, orc_manl
 from rewirekit.methods.base import Example, RewireOutput, Rewirer
+from rewirekit.search_space import Choice, FloatRange
 
 
 class OrcManl(Rewirer):
@@ -51,6 +52,14 @@ class OrcManl(Rewirer):
         Example(params={"k": 3}),
         Example(params={"k": 4, "delta": 0.6, "lda": 0.1, "faithful": True}),
     )
+
+    #: Stated (the paper fixes k = 20, δ = 0.8, λ = 0.01, and λ = 1e-5 for single cells):
+    #: neighbour counts up to the paper's, δ around 0.8, λ log-uniform over both of its values.
+    search_space = {
+        "k": Choice((5, 10, 20)),
+        "delta": FloatRange(0.6, 0.95),
+        "lda": FloatRange(1e-5, 0.1, log=True),
+    }
 
     def __init__(
         self,

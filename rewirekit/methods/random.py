@@ -8,6 +8,7 @@ from torch_geometric.data import Data
 from rewirekit.algorithms.sampling import sample_non_edges
 from rewirekit.graph import EdgeSet, apply_edits
 from rewirekit.methods.base import Example, RewireOutput, Rewirer
+from rewirekit.search_space import COMFY_BUDGETS
 from rewirekit.validation import check_budget, check_feasible, check_seed
 
 
@@ -32,6 +33,10 @@ class RandomRewirer(Rewirer):
         Example(params=dict(add=0, delete=2, seed=0), raises_on={"edgeless": "no edge to delete"}),
         Example(params=dict(add=3, delete=0, seed=1)),
     )
+
+    #: Stated (a control has no paper of its own): the ComFy paper's budget grid, the same
+    #: budgets as the methods it controls for.
+    search_space = {"add": COMFY_BUDGETS, "delete": COMFY_BUDGETS}
 
     def __init__(self, add: int = 0, delete: int = 0, seed: int = 0) -> None:
         super().__init__()

@@ -29,6 +29,7 @@ from rewirekit.linalg.similarity import (
 )
 from rewirekit.methods.base import Example, RewireOutput, Rewirer
 from rewirekit.methods.comfy_faithful import faithful_edge_set, official_comfy_edits
+from rewirekit.search_space import COMFY_BUDGETS
 from rewirekit.validation import check_bool, check_budget, check_choice, check_feasible, check_seed
 
 #: ``budget(total, size_i, size_j, sum_of_products) -> per-pair budgets`` (int64 arrays).
@@ -226,6 +227,9 @@ class FeaSt(Rewirer):
         Example(params=dict(add=2, delete=0)),
     )
 
+    #: The ComFy paper's budget grid (its code's Planetoid grid, Rubio-Madrigal et al., 2025).
+    search_space = {"add": COMFY_BUDGETS, "delete": COMFY_BUDGETS}
+
     def __init__(self, add: int = 0, delete: int = 0) -> None:
         super().__init__()
         self.add = check_budget("add", add)
@@ -309,6 +313,9 @@ class ComFy(Rewirer):
             raises_on={"edgeless": "no edge to delete"},
         ),
     )
+
+    #: The ComFy paper's budget grid (its code's Planetoid grid, Rubio-Madrigal et al., 2025).
+    search_space = {"add": COMFY_BUDGETS, "delete": COMFY_BUDGETS}
 
     def __init__(
         self,

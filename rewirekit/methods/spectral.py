@@ -24,6 +24,7 @@ from rewirekit.algorithms.spectral import fiedler_pair
 from rewirekit.errors import RewireError
 from rewirekit.graph import EdgeSet, apply_edits, pair_keys, symmetric_csr
 from rewirekit.methods.base import Example, RewireOutput, Rewirer
+from rewirekit.search_space import COMFY_BUDGETS, Choice
 from rewirekit.validation import check_budget, check_feasible, check_seed
 
 
@@ -183,6 +184,9 @@ class ProxyAdd(_Proxy):
         Example(params=dict(objective="min", add=3, update_period=2)),
     )
 
+    #: The ComFy paper's budget grid (it compares ProxyAdd on the same budgets), both objectives.
+    search_space = {"objective": Choice(("max", "min")), "add": COMFY_BUDGETS}
+
     def __init__(self, objective: str = "max", add: int = 0, update_period: int = 1) -> None:
         super().__init__()
         self._check_common(objective, update_period)
@@ -256,6 +260,10 @@ class ProxyDelete(_Proxy):
         ),
     )
 
+    #: The ComFy paper's budget grid (it compares ProxyDelete on the same budgets), both
+    #: objectives.
+    search_space = {"objective": Choice(("max", "min")), "delete": COMFY_BUDGETS}
+
     def __init__(self, objective: str = "max", delete: int = 0, update_period: int = 1) -> None:
         super().__init__()
         self._check_common(objective, update_period)
@@ -320,6 +328,9 @@ class FoSR(Rewirer):
         Example(params=dict(add=3, seed=1)),
         Example(params=dict(add=2, num_power_iterations=0, seed=0)),
     )
+
+    #: The ComFy paper's budget grid (it compares FoSR on the same budgets).
+    search_space = {"add": COMFY_BUDGETS}
 
     def __init__(self, add: int = 0, num_power_iterations: int = 5, seed: int = 0) -> None:
         super().__init__()

@@ -38,6 +38,7 @@ from rewirekit.models.layers import (
     WeightedSAGEConv,
     linear,
 )
+from rewirekit.registry import Registry
 
 #: What a layer stack propagates over: ``edge_index`` (with the edge weights alongside), or
 #: a prebuilt propagation matrix (GCN's normalised adjacency).
@@ -388,13 +389,16 @@ class GPRGNN(NodeClassifier):
         return self.prop(h, edge_index, edge_weight)
 
 
-MODELS: dict[str, type[NodeClassifier]] = {
-    "gcn": GCN,
-    "gprgnn": GPRGNN,
-    "mlp": MLP,
-    "gat": GAT,
-    "sage": GraphSAGE,
-}
+MODELS: Registry[type[NodeClassifier]] = Registry(
+    "model",
+    {
+        "gcn": GCN,
+        "gprgnn": GPRGNN,
+        "mlp": MLP,
+        "gat": GAT,
+        "sage": GraphSAGE,
+    }.items(),
+)
 
 
 def list_models() -> list[str]:
@@ -435,7 +439,4 @@ def build_model(name: str, in_channels: int, out_channels: int, **hparams: Any) 
 
 
 def _lookup(name: str) -> type[NodeClassifier]:
-    key = str(name).lower()
-    if key not in MODELS:
-        raise RewireError(f"unknown model {name!r}; choose one of: {', '.join(MODELS)}.")
-    return MODELS[key]
+    return MODELS[name]

@@ -23,6 +23,7 @@ import inspect
 import re
 from collections.abc import Callable, Iterator
 
+import numpy as np
 import torch
 import torch_geometric.transforms as T
 from torch_geometric.data import Data
@@ -31,6 +32,7 @@ from torch_geometric.utils import is_undirected
 
 from rewirekit.errors import RewireError
 from rewirekit.methods.base import Example, Rewirer, get_method, method_class
+from rewirekit.search_space import Choice, FloatRange, IntRange, extreme_points, sample
 from rewirekit.testing.graphs import BAD_INPUTS, SUITE_GRAPHS, directed, tiny
 
 Check = Callable[[type[Rewirer]], None]
@@ -393,6 +395,34 @@ def check_impossible_budgets_raise(cls: type[Rewirer]) -> None:
             raise AssertionError(f"{cls.name!r} accepted seed=-1")
 
 
+#: Random draws from a method's search space that :func:`check_search_space_constructs` builds,
+#: besides the points that visit every bound and choice.
+SEARCH_SPACE_DRAWS = 16
+
+
+def check_search_space_constructs(cls: type[Rewirer]) -> None:
+    """The search space names constructor parameters only, and the method can be built from
+    every bound, every choice and :data:`SEARCH_SPACE_DRAWS` seeded random draws of it."""
+    space = cls.search_space
+    unknown = sorted(set(space) - set(cls.param_names()))
+    _require(not unknown, f"{cls.name!r}: search_space names unknown parameters {unknown}")
+    for name, dim in space.items():
+        _require(
+            isinstance(dim, (IntRange, FloatRange, Choice)),
+            f"{cls.name!r}: search_space[{name!r}] is {dim!r}, not an IntRange, FloatRange "
+            "or Choice",
+        )
+    rng = np.random.default_rng(0)
+    points = extreme_points(space) + [sample(space, rng) for _ in range(SEARCH_SPACE_DRAWS)]
+    for params in points if space else []:
+        try:
+            cls(**params)
+        except RewireError as err:
+            raise AssertionError(
+                f"{cls.name!r}: the search-space point {params} does not construct: {err}"
+            ) from err
+
+
 def check_unknown_parameter_raises(cls: type[Rewirer]) -> None:
     """The registry refuses parameters the method does not have, listing those it has."""
     try:
@@ -417,6 +447,7 @@ CHECKS: dict[str, Check] = {
         check_bad_input_raises_clear_error,
         check_directed_input_rule,
         check_impossible_budgets_raise,
+        check_search_space_constructs,
         check_unknown_parameter_raises,
     )
 }

@@ -4,6 +4,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from dataclasses import replace
 
 import pytest
 
@@ -100,3 +101,54 @@ def test_sigkill_mid_write_loses_no_finished_row(tmp_path):
     with ResultStore(path) as store:
         stored = {r.key.split_id for r in store.records()}
     assert set(finished) <= stored
+
+
+_OLD_SCHEMA = """
+CREATE TABLE results (
+    dataset TEXT NOT NULL, split_preset TEXT NOT NULL, split_id INTEGER NOT NULL,
+    method TEXT NOT NULL, params_hash TEXT NOT NULL, model TEXT NOT NULL,
+    training_preset TEXT NOT NULL, seed INTEGER NOT NULL, params TEXT NOT NULL,
+    test_acc REAL NOT NULL, val_acc REAL NOT NULL, rewire_seconds REAL NOT NULL,
+    train_seconds REAL NOT NULL, epochs INTEGER NOT NULL, versions TEXT NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (dataset, split_preset, split_id, method, params_hash, model, training_preset, seed)
+)
+"""
+
+
+def test_a_store_from_before_the_report_column_is_migrated(tmp_path):
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    conn.execute(_OLD_SCHEMA)
+    old = _record(0, 0.6)
+    values = (*(getattr(old.key, f) for f in old.key.__dataclass_fields__), '{"add": 1}')
+    conn.execute(
+        "INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (*values, 0.6, 0.7, 0.01, 1.5, 200, '{"torch": "x"}', 0.0),
+    )
+    conn.commit()
+    conn.close()
+    report = {"edges_added": 1, "extra": {"solver": "dense"}}
+    with ResultStore(path) as store:
+        store.put(replace(_record(1, 0.8), rewire_report=report))
+        rows = list(store.records())
+    assert rows[0] == old and rows[0].rewire_report is None
+    assert rows[1].rewire_report == report
+
+
+def test_csv_keeps_the_report_and_reads_exports_without_it(tmp_path):
+    report = {"edges_added": 1, "extra": {}}
+    with ResultStore(tmp_path / "a.db") as store:
+        store.put(replace(_record(0), rewire_report=report))
+        store.export_csv(tmp_path / "new.csv")
+    lines = (tmp_path / "new.csv").read_text().splitlines()
+    assert lines[0].endswith(",rewire_report")
+    old_header = lines[0].removesuffix(",rewire_report")
+    old_row = lines[1][: lines[1].rindex(',"{')]  # the same row without its report cell
+    (tmp_path / "old.csv").write_text(f"{old_header}\n{old_row}\n")
+    with ResultStore(tmp_path / "b.db") as store:
+        assert store.import_csv(tmp_path / "new.csv") == 1
+        assert next(store.records()).rewire_report == report
+    with ResultStore(tmp_path / "c.db") as store:
+        assert store.import_csv(tmp_path / "old.csv") == 1
+        assert next(store.records()) == _record(0)

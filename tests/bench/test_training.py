@@ -196,9 +196,12 @@ def test_bad_inputs_raise(clusters):
 
 
 def test_preset_registry():
-    assert list_training_presets() == ["jdr", "comfy", "bangs"]
-    with pytest.raises(RewireError, match="jdr, comfy"):
+    assert list_training_presets() == ["jdr", "comfy", "bangs", "fair"]
+    with pytest.raises(RewireError, match="jdr, comfy, bangs, fair"):
         get_training_preset("fair2")
+    assert get_training_preset(" JDR ") is get_training_preset("jdr")  # the registry's rule
+    with pytest.raises(RewireError, match="cannot read the tuned training preset"):
+        get_training_preset("fair{lr:1}")
 
 
 def test_jdr_defaults_and_cora_overrides():

@@ -3,20 +3,21 @@ import math
 import numpy as np
 import optuna
 import pytest
-from optuna.distributions import CategoricalDistribution
 from optuna.trial import TrialState
 
 from rewirekit import RewireError
-from rewirekit.bench import tuning
+from rewirekit.bench.presets import get_training_preset, model_space
 from rewirekit.bench.runner import DatasetSpec
 from rewirekit.bench.store import ResultStore
-from rewirekit.bench.tuning import REJECTED, REPEAT_OF, SEARCH_SPACES, space_size, tune
+from rewirekit.bench.tuning import REJECTED, REPEAT_OF, to_optuna, tune, tuning_space
 from rewirekit.datasets import csbm
+from rewirekit.methods import FeaSt, RandomRewirer
+from rewirekit.search_space import COMFY_BUDGETS, Choice, space_size
 
 DATASET = DatasetSpec("csbm-tune", lambda: csbm(150, 30, phi=0.5, seed=3), "csbm")
 OPTIONS = dict(model="gcn", split_preset="dense", training_preset="comfy", num_splits=2)
 #: A 2 x 2 grid for "random": small enough to exhaust in a test.
-SMALL = {"add": CategoricalDistribution([0, 10]), "delete": CategoricalDistribution([0, 5])}
+SMALL = {"add": Choice((0, 10)), "delete": Choice((0, 5))}
 
 
 def _complete(study: optuna.Study) -> list:
@@ -29,7 +30,7 @@ def _params(trials) -> list[tuple]:
 
 @pytest.fixture
 def small_space(monkeypatch):
-    monkeypatch.setitem(SEARCH_SPACES, "random", SMALL)
+    monkeypatch.setattr(RandomRewirer, "search_space", SMALL)
 
 
 def test_trials_go_to_the_store_and_the_search_resumes(tmp_path):
@@ -37,8 +38,7 @@ def test_trials_go_to_the_store_and_the_search_resumes(tmp_path):
         result = tune("random", DATASET, store, trials=2, **OPTIONS)
         assert len(result.trials) == 2 and len(store) == 4  # two splits per parameter set
         # A killed process leaves a RUNNING trial behind: it is queued again on resume.
-        grid = CategoricalDistribution(tuning.BUDGET_GRID)
-        interrupted = result.study.ask({"add": grid, "delete": grid})
+        interrupted = result.study.ask(to_optuna(tuning_space("random")))
         resumed = tune("random", DATASET, store, trials=4, **OPTIONS)
     assert len(resumed.trials) == 4 and _params(resumed.trials)[:2] == _params(result.trials)
     assert interrupted.params in [t.params for t in resumed.trials]
@@ -97,8 +97,8 @@ def test_the_chosen_trial_is_the_best_on_validation_and_its_test_is_from_the_sto
 
 
 def test_refused_parameter_sets_are_not_counted_nor_retried(tmp_path, monkeypatch):
-    space = {"delete": CategoricalDistribution([10, 10**7])}  # 10**7: more than the edges
-    monkeypatch.setitem(SEARCH_SPACES, "random", space)
+    space = {"delete": Choice((10, 10**7))}  # 10**7: more than the edges
+    monkeypatch.setattr(RandomRewirer, "search_space", space)
     with ResultStore(tmp_path / "t.db") as store:
         result = tune("random", DATASET, store, trials=3, **OPTIONS)
     assert [t.params for t in result.trials] == [{"delete": 10}]
@@ -109,10 +109,32 @@ def test_refused_parameter_sets_are_not_counted_nor_retried(tmp_path, monkeypatc
 
 
 def test_a_continuous_space_is_infinite():
-    assert math.isinf(space_size(SEARCH_SPACES["jdr"]))
-    assert space_size(SEARCH_SPACES["feast"]) == len(tuning.BUDGET_GRID) ** 2
+    assert math.isinf(space_size(tuning_space("jdr")))
+    assert space_size(FeaSt.search_space) == len(COMFY_BUDGETS.values) ** 2
 
 
 def test_unknown_method_has_no_search_space(tmp_path):
     with ResultStore(tmp_path / "t.db") as store, pytest.raises(RewireError, match="search"):
         tune("none", DATASET, store, trials=1, **OPTIONS)
+
+
+def test_the_model_space_is_tuned_with_the_method_and_stored_apart(tmp_path):
+    space = {"lr": Choice((0.01, 0.05)), "hidden": Choice((16,))}
+    fair = dict(OPTIONS, training_preset="fair", seeds=(0, 1))
+    with ResultStore(tmp_path / "t.db") as store:
+        result = tune("none", DATASET, store, trials=2, model_space=space, **fair)
+        rows = list(store.records())
+    assert len(result.trials) == 2 and result.exhausted  # the 2 x 1 grid of the model
+    presets = {r.key.training_preset for r in rows}
+    assert presets == {'fair{"hidden":16,"lr":0.01}', 'fair{"hidden":16,"lr":0.05}'}
+    assert len({(r.key.split_id, r.key.seed) for r in rows}) == 4  # 2 splits x 2 seeds
+    config = get_training_preset('fair{"hidden":16,"lr":0.05}').config("texas", "gcn")
+    assert (config.lr, config.hidden, config.early_stopping) == (0.05, 16, "digl")
+
+
+def test_gprgnn_tunes_its_teleport_on_top_of_the_training_space():
+    assert set(model_space("gprgnn")) == set(model_space("gcn")) | {"alpha"}
+    config = get_training_preset('fair{"alpha":0.9}').config("texas", "gprgnn")
+    assert config.model_params["alpha"] == 0.9
+    with pytest.raises(RewireError, match="no setting"):
+        get_training_preset('fair{"alpha":0.9}').config("texas", "gcn")

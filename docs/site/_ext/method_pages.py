@@ -251,22 +251,24 @@ def summary_table(names: list[str]) -> str:
     return list_table(("name", "what it does"), rows, widths="1 4")
 
 
-def describe_distribution(distribution: Any) -> str:
-    """An Optuna distribution as RST: ``[low, high]`` (integers or reals) or ``{choices}``."""
-    if hasattr(distribution, "choices"):
-        return "{" + ", ".join(f"``{c!r}``" for c in distribution.choices) + "}"
-    kind = "integers" if type(distribution).__name__.startswith("Int") else "reals"
-    scale = ", log scale" if getattr(distribution, "log", False) else ""
-    return f"[{distribution.low}, {distribution.high}] ({kind}{scale})"
+def describe_dimension(dimension: Any) -> str:
+    """A search-space dimension as RST: ``[low, high]`` (integers or reals) or ``{choices}``."""
+    if hasattr(dimension, "values"):
+        return "{" + ", ".join(f"``{c!r}``" for c in dimension.values) + "}"
+    kind = "integers" if type(dimension).__name__.startswith("Int") else "reals"
+    scale = ", log scale" if dimension.log else ""
+    return f"[{dimension.low}, {dimension.high}] ({kind}{scale})"
 
 
 def tuning_spaces() -> dict[str, str]:
-    """The search space of each method that ``rewirekit tune`` knows, as an RST list."""
-    from rewirekit.bench.tuning import SEARCH_SPACES
+    """The declared search space of each method that has one, as an RST list."""
+    from rewirekit.methods import list_methods, method_class
 
+    spaces = {name: method_class(name).search_space for name in list_methods()}
     return {
-        name: "\n".join(f"* ``{p}``: {describe_distribution(d)}" for p, d in space.items())
-        for name, space in SEARCH_SPACES.items()
+        name: "\n".join(f"* ``{p}``: {describe_dimension(d)}" for p, d in space.items())
+        for name, space in spaces.items()
+        if space
     }
 
 

@@ -1,0 +1,409 @@
+"""The fair leaderboard: every method under one protocol, paired against the unrewired graph.
+
+The protocol, the same for every (dataset, model, method) cell:
+
+* **Splits**: class-balanced random 60/20/20 (the ``dense`` preset), the same split ids for
+  every method, ``num_splits`` of them, each trained with every seed of ``seeds``.
+* **Training**: the ``fair`` preset (:class:`~rewirekit.bench.presets.FairPreset`), whose
+  hyperparameters are tuned together with the method's.
+* **Tuning**: ``trials`` Optuna trials (TPE) for every method, ``none`` included, over the
+  method's :attr:`~rewirekit.methods.base.Rewirer.search_space` plus the model's
+  (:func:`~rewirekit.bench.presets.model_space`); a trial's score is its mean validation
+  accuracy over the splits with the first seed. The parameter set with the best score is
+  chosen (:func:`choose`) and trained with the remaining seeds. Test accuracy is read only
+  for the chosen set.
+* **Output**: per cell the test accuracy and its paired difference with ``none`` (same
+  splits and seeds) with a 95% bootstrap CI; per method its wins, ties and losses against
+  ``none`` (a win: the CI lies above zero) and its average rank; per model a Friedman test
+  over the datasets with the Nemenyi critical difference (Demšar, "Statistical Comparisons of
+  Classifiers over Multiple Data Sets", JMLR 2006).
+
+Everything reported is computed from the stored rows alone (:func:`leaderboard`), so a
+leaderboard is rebuilt from its CSV export without running anything.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from rewirekit.bench.presets import TunedPreset, get_training_preset, model_space
+from rewirekit.bench.runner import BenchmarkSpec, DatasetSpec, MethodSpec, Progress, run_benchmark
+from rewirekit.bench.stats import PairedComparison, Summary, paired_comparison, summarize
+from rewirekit.bench.store import ResultStore, RunRecord
+from rewirekit.bench.tuning import tune
+from rewirekit.errors import RewireError
+from rewirekit.methods import method_class
+
+#: The split preset of the protocol: class-balanced random 60/20/20.
+SPLIT_PRESET = "dense"
+#: The training preset whose tuned variants the protocol trains with.
+TRAINING_PRESET = "fair"
+#: The method every other one is paired against.
+BASELINE = "none"
+#: Significance level of the Friedman test and the Nemenyi critical difference.
+ALPHA = 0.05
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """The budget of a leaderboard, the same for every cell."""
+
+    trials: int = 20
+    num_splits: int = 10
+    seeds: tuple[int, ...] = (0, 1)
+    sampler_seed: int = 0
+
+    @classmethod
+    def of(cls, records: Iterable[RunRecord], sampler_seed: int = 0) -> Protocol:
+        """The protocol the fair rows of ``records`` were run under: their splits and
+        seeds, and as trials the most parameter sets evaluated in one cell (a cell whose
+        space ran out, or whose method refused sets, has fewer)."""
+        fair = [r for r in records if _is_fair(r.key.training_preset)]
+        if not fair:
+            raise RewireError("no rows of the fair protocol to build a leaderboard from.")
+        seeds = tuple(sorted({r.key.seed for r in fair}))
+        trials: dict[tuple[str, str, str], set[tuple[str, str]]] = defaultdict(set)
+        for r in fair:
+            if r.key.seed == seeds[0]:
+                trial = (r.key.params_hash, r.key.training_preset)
+                trials[r.key.dataset, r.key.model, r.key.method].add(trial)
+        return cls(
+            trials=max(len(t) for t in trials.values()),
+            num_splits=max(r.key.split_id for r in fair) + 1,
+            seeds=seeds,
+            sampler_seed=sampler_seed,
+        )
+
+    def __post_init__(self) -> None:
+        if self.trials < 1 or self.num_splits < 2 or not self.seeds:
+            raise RewireError(
+                "a leaderboard needs at least one trial, two splits (for paired intervals) "
+                f"and one seed; got trials={self.trials}, splits={self.num_splits}, "
+                f"seeds={self.seeds}."
+            )
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A cell that did not run, and why."""
+
+    dataset: str
+    model: str
+    method: str
+    reason: str
+
+
+def run_leaderboard(
+    datasets: Sequence[DatasetSpec],
+    models: Sequence[str],
+    methods: Sequence[str],
+    store: ResultStore,
+    protocol: Protocol,
+    progress: Progress | None = None,
+) -> list[Skipped]:
+    """Run (or resume) every cell of the grid into ``store``; return the cells skipped.
+
+    A method is skipped on a dataset it cannot run on
+    (:meth:`~rewirekit.methods.base.Rewirer.unmet_needs`, e.g. node positions it needs), and
+    where it refuses every parameter set it is offered. ``none`` runs first in every
+    (dataset, model), as every other cell is paired with it.
+    """
+    order = [BASELINE] + [m for m in methods if m != BASELINE]
+    skipped = []
+    for dataset in datasets:
+        data = dataset.load()
+        for model in models:
+            for method in order:
+                unmet = method_class(method).unmet_needs(data)
+                if unmet is not None:
+                    skipped.append(Skipped(dataset.key, model, method, unmet))
+                    continue
+                try:
+                    _run_cell(dataset, model, method, store, protocol, progress)
+                except RewireError as err:
+                    if method == BASELINE:
+                        raise
+                    skipped.append(Skipped(dataset.key, model, method, str(err)))
+    return skipped
+
+
+def _run_cell(
+    dataset: DatasetSpec,
+    model: str,
+    method: str,
+    store: ResultStore,
+    protocol: Protocol,
+    progress: Progress | None,
+) -> None:
+    first, *rest = protocol.seeds
+    tune(
+        method,
+        dataset,
+        store,
+        trials=protocol.trials,
+        model=model,
+        split_preset=SPLIT_PRESET,
+        training_preset=TRAINING_PRESET,
+        num_splits=protocol.num_splits,
+        seeds=(first,),
+        model_space=model_space(model),
+        seed=protocol.sampler_seed,
+        progress=progress,
+    )
+    cell = _cell_records(store, dataset.key, model, method)
+    chosen = choose(cell, protocol.num_splits, first)
+    if rest:
+        spec = BenchmarkSpec(
+            datasets=[dataset],
+            methods=[MethodSpec(method, chosen.params)],
+            models=[model],
+            split_preset=SPLIT_PRESET,
+            training_preset=chosen.training_preset,
+            num_splits=protocol.num_splits,
+            seeds=tuple(rest),
+        )
+        run_benchmark(spec, store)
+
+
+def _cell_records(store: ResultStore, dataset: str, model: str, method: str) -> list[RunRecord]:
+    return [
+        r
+        for r in store.records(dataset=dataset, model=model, method=method)
+        if r.key.split_preset == SPLIT_PRESET and _is_fair(r.key.training_preset)
+    ]
+
+
+def _is_fair(training_preset: str) -> bool:
+    return training_preset.partition("{")[0] == TRAINING_PRESET
+
+
+# -- selection ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Selection:
+    """The parameter set chosen for a cell: the method's parameters and the training preset
+    (with the tuned model hyperparameters), by mean validation accuracy."""
+
+    params: dict
+    params_hash: str
+    training_preset: str
+    val_acc: float
+    trials: int
+
+    @property
+    def model_params(self) -> dict:
+        """The tuned model hyperparameters (read back from the training preset's name)."""
+        preset = get_training_preset(self.training_preset)
+        return dict(preset.overrides) if isinstance(preset, TunedPreset) else {}
+
+
+def choose(records: Iterable[RunRecord], num_splits: int, seed: int) -> Selection:
+    """The trial with the best mean validation accuracy over splits ``0..num_splits-1`` at
+    training seed ``seed``, among the trials with all of those rows. Ties go to the smaller
+    ``(params hash, training preset)``, so the choice depends on the rows alone."""
+    trials: dict[tuple[str, str], list[RunRecord]] = defaultdict(list)
+    for r in records:
+        if r.key.seed == seed and r.key.split_id < num_splits:
+            trials[r.key.params_hash, r.key.training_preset].append(r)
+    complete = {k: rows for k, rows in trials.items() if len(rows) == num_splits}
+    if not complete:
+        raise RewireError(
+            f"no trial has all {num_splits} splits at seed {seed}; run the leaderboard to "
+            "complete it."
+        )
+    scores = {k: float(np.mean([r.val_acc for r in rows])) for k, rows in complete.items()}
+    best = min(scores, key=lambda k: (-scores[k], k))
+    rows = complete[best]
+    return Selection(rows[0].params, best[0], best[1], scores[best], len(complete))
+
+
+# -- the tables --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Cell:
+    """One (dataset, model, method): the chosen parameters and their test accuracy (percent).
+
+    Attributes:
+        paired: the paired comparison with ``none`` (``None`` for ``none`` itself).
+        rewire_seconds: mean rewiring time of the chosen parameter set.
+    """
+
+    dataset: str
+    model: str
+    method: str
+    choice: Selection
+    test: Summary
+    paired: PairedComparison | None
+    rewire_seconds: float
+
+    @property
+    def verdict(self) -> str:
+        """``"win"``, ``"loss"`` or ``"tie"`` against ``none``: whether the 95% CI of the
+        paired difference lies above zero, below it, or covers it."""
+        if self.paired is None or self.paired.ci_low <= 0 <= self.paired.ci_high:
+            return "tie"
+        return "win" if self.paired.ci_low > 0 else "loss"
+
+
+@dataclass(frozen=True)
+class MethodStanding:
+    """A method on one model over the datasets: verdicts against ``none`` and average rank
+    (rank 1 = the best test accuracy on a dataset; ties share the mean rank)."""
+
+    model: str
+    method: str
+    wins: int
+    ties: int
+    losses: int
+    average_rank: float
+
+
+@dataclass(frozen=True)
+class Friedman:
+    """Friedman test over the datasets (blocks) of one model, and the Nemenyi critical
+    difference of average ranks at level :data:`ALPHA` (Demšar 2006, section 3.2.2):
+    ``CD = q_α √(k(k+1) / (6N))`` with ``q_α`` the studentized range quantile over ``√2``.
+
+    Only methods with a cell on every dataset take part (``methods``, in ``ranks`` order)."""
+
+    model: str
+    datasets: list[str]
+    methods: list[str]
+    ranks: list[float]
+    statistic: float
+    p_value: float
+    critical_difference: float
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    cells: list[Cell]
+    standings: list[MethodStanding]
+    friedman: list[Friedman]
+    missing: list[Skipped]
+    protocol: Protocol
+
+
+def leaderboard(records: Iterable[RunRecord], protocol: Protocol) -> Leaderboard:
+    """The leaderboard of the stored rows (only the rows of the fair protocol are read).
+
+    The grid is what the rows hold: every dataset, model and method with a row. A cell of
+    that grid without a complete chosen parameter set is listed in
+    :attr:`Leaderboard.missing`.
+    """
+    by_cell: dict[tuple[str, str, str], list[RunRecord]] = defaultdict(list)
+    for r in records:
+        if r.key.split_preset == SPLIT_PRESET and _is_fair(r.key.training_preset):
+            by_cell[r.key.dataset, r.key.model, r.key.method].append(r)
+    datasets = sorted({k[0] for k in by_cell})
+    models = sorted({k[1] for k in by_cell})
+    methods = _method_order({k[2] for k in by_cell})
+    pairs = [(s, seed) for s in range(protocol.num_splits) for seed in protocol.seeds]
+    chosen: dict[tuple[str, str, str], tuple[Selection, dict]] = {}
+    missing = []
+    for key in ((d, mo, me) for d in datasets for mo in models for me in methods):
+        rows = by_cell.get(key, [])
+        try:
+            choice = choose(rows, protocol.num_splits, protocol.seeds[0])
+        except RewireError:
+            missing.append(Skipped(*key, _missing_reason(key[2])))
+            continue
+        picked = {
+            (r.key.split_id, r.key.seed): r
+            for r in rows
+            if (r.key.params_hash, r.key.training_preset)
+            == (choice.params_hash, choice.training_preset)
+        }
+        if not set(pairs) <= set(picked):
+            missing.append(Skipped(*key, "the chosen parameter set lacks some seeds: resume"))
+            continue
+        chosen[key] = (choice, picked)
+    cells = []
+    for (dataset, model, method), (choice, picked) in chosen.items():
+        accs = np.array([100 * picked[p].test_acc for p in pairs])
+        base = chosen.get((dataset, model, BASELINE))
+        paired = None
+        if method != BASELINE and base is not None:
+            paired = paired_comparison(accs, [100 * base[1][p].test_acc for p in pairs])
+        seconds = float(np.mean([picked[p].rewire_seconds for p in pairs]))
+        cells.append(Cell(dataset, model, method, choice, summarize(accs), paired, seconds))
+    friedman = [_friedman(cells, model, datasets) for model in models]
+    standings = _standings(cells, models, methods, friedman)
+    return Leaderboard(cells, standings, [f for f in friedman if f is not None], missing, protocol)
+
+
+def _method_order(methods: set[str]) -> list[str]:
+    return sorted(methods, key=lambda m: (m != BASELINE, m))
+
+
+def _missing_reason(method: str) -> str:
+    cls = method_class(method)
+    if cls.needs_positions:
+        return "needs node positions (data.pos), which the dataset lacks"
+    return "no complete rows: not run yet, or every parameter set was refused"
+
+
+def _friedman(cells: list[Cell], model: str, datasets: Sequence[str]) -> Friedman | None:
+    acc = {(c.dataset, c.method): c.test.mean for c in cells if c.model == model}
+    on = [d for d in datasets if any((d, m) in acc for m in {c.method for c in cells})]
+    methods = _method_order({m for _, m in acc if all((d, m) in acc for d in on)})
+    if len(methods) < 3 or len(on) < 2:
+        return None  # the test needs three methods and two datasets
+    table = np.array([[acc[d, m] for m in methods] for d in on])
+    ranks = np.mean([stats.rankdata(-row) for row in table], axis=0)
+    if np.all(table == table[:, :1]):
+        statistic, p_value = 0.0, 1.0
+    else:
+        result = stats.friedmanchisquare(*table.T)
+        statistic, p_value = float(result.statistic), float(result.pvalue)
+    k, n = len(methods), len(on)
+    q = stats.studentized_range.ppf(1 - ALPHA, k, np.inf) / math.sqrt(2)
+    cd = float(q * math.sqrt(k * (k + 1) / (6 * n)))
+    return Friedman(model, list(on), methods, [float(r) for r in ranks], statistic, p_value, cd)
+
+
+def _standings(
+    cells: list[Cell],
+    models: Sequence[str],
+    methods: Sequence[str],
+    friedman: list[Friedman | None],
+) -> list[MethodStanding]:
+    ranks = {
+        (f.model, m): r
+        for f in friedman
+        if f is not None
+        for m, r in zip(f.methods, f.ranks, strict=True)
+    }
+    standings = []
+    for model in models:
+        for method in methods:
+            verdicts = [c.verdict for c in cells if (c.model, c.method) == (model, method)]
+            if not verdicts:
+                continue
+            standings.append(
+                MethodStanding(
+                    model,
+                    method,
+                    verdicts.count("win"),
+                    verdicts.count("tie"),
+                    verdicts.count("loss"),
+                    ranks.get((model, method), math.nan),
+                )
+            )
+    return standings
+
+
+def describe_params(choice: Selection) -> str:
+    """The chosen method parameters and model hyperparameters, compactly."""
+
+    def fmt(values: dict) -> str:
+        return ", ".join(
+            f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in values.items()
+        )
+
+    method = fmt(choice.params) or "—"
+    return f"{method}; {fmt(choice.model_params)}"

@@ -1,0 +1,131 @@
+"""The fair leaderboard: selection on validation only, pairing with ``none``, ranks, the
+Friedman test with its critical difference, and the page rebuilt from the rows alone."""
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from rewirekit import RewireError
+from rewirekit.bench.leaderboard import Protocol, choose, leaderboard
+from rewirekit.bench.plots import _cliques
+from rewirekit.bench.presets import tuned_preset_name
+from rewirekit.bench.store import RunKey, RunRecord, params_hash
+from rewirekit.cli import app
+
+PROTOCOL = Protocol(trials=2, num_splits=4, seeds=(0, 1))
+
+
+def _row(dataset, method, split, seed, test, val, params=None, lr=0.01, model="gcn"):
+    params = params or {}
+    preset = tuned_preset_name("fair", {"lr": lr})
+    key = RunKey(dataset, "dense", split, method, params_hash(params), model, preset, seed)
+    return RunRecord(key, params, test, val, 0.5, 1.0, 10, {})
+
+
+def _cell(dataset, method, test, val=0.5, **kwargs):
+    """Rows of one trial on every split and seed; test accuracy ``test[split]``."""
+    return [
+        _row(dataset, method, s, seed, test[s], val, **kwargs)
+        for s in range(PROTOCOL.num_splits)
+        for seed in PROTOCOL.seeds
+    ]
+
+
+def test_the_choice_reads_validation_at_the_first_seed_only():
+    good_val = _cell("a", "m", [0.1] * 4, val=0.9, lr=0.05)
+    good_test = _cell("a", "m", [0.99] * 4, val=0.2, lr=0.01)
+    chosen = choose(good_val + good_test, num_splits=4, seed=0)
+    assert chosen.model_params == {"lr": 0.05} and chosen.val_acc == 0.9 and chosen.trials == 2
+    incomplete = [r for r in good_val if r.key.split_id < 3]
+    with pytest.raises(RewireError, match="no trial has all 4 splits"):
+        choose(incomplete, num_splits=4, seed=0)
+
+
+def test_cells_are_paired_with_none_and_ranked():
+    base = [0.60, 0.62, 0.58, 0.61]
+    rows = []
+    for dataset, shift in (("a", 0.10), ("b", 0.08), ("c", 0.12)):
+        rows += _cell(dataset, "none", base)
+        rows += _cell(dataset, "better", [x + shift for x in base], params={"add": 1})
+        rows += _cell(dataset, "same", base, params={"add": 2})
+    board = leaderboard(rows, PROTOCOL)
+    better = next(c for c in board.cells if (c.dataset, c.method) == ("a", "better"))
+    assert better.paired.mean_diff == pytest.approx(10.0) and better.verdict == "win"
+    assert better.paired.n == 8 and better.rewire_seconds == 0.5
+    same = next(c for c in board.cells if (c.dataset, c.method) == ("b", "same"))
+    assert same.paired.mean_diff == 0 and same.verdict == "tie"
+    standing = {s.method: s for s in board.standings}
+    assert (standing["better"].wins, standing["better"].ties, standing["better"].losses) == (
+        3,
+        0,
+        0,
+    )
+    assert standing["better"].average_rank == 1.0 and standing["none"].average_rank == 2.5
+    (friedman,) = board.friedman
+    assert friedman.methods == ["none", "better", "same"] and friedman.ranks == [2.5, 1.0, 2.5]
+    # Demšar (2006), table 5: q_0.05 = 2.343 for k = 3; CD = q sqrt(k (k + 1) / (6 N))
+    assert friedman.critical_difference == pytest.approx(2.343 * math.sqrt(12 / 18), abs=1e-3)
+    assert friedman.p_value < 0.1 and not board.missing
+
+
+def test_a_cell_without_its_other_seeds_is_listed_missing():
+    rows = _cell("a", "none", [0.5] * 4) + [
+        r for r in _cell("a", "m", [0.6] * 4, params={"add": 1}) if r.key.seed == 0
+    ]
+    board = leaderboard(rows, PROTOCOL)
+    assert [c.method for c in board.cells] == ["none"]
+    assert [(m.method, m.reason) for m in board.missing] == [
+        ("m", "the chosen parameter set lacks some seeds: resume")
+    ]
+
+
+def test_the_protocol_is_read_back_from_the_rows():
+    rows = _cell("a", "none", [0.5] * 4) + _cell("a", "none", [0.5] * 4, lr=0.1)
+    assert Protocol.of(rows) == Protocol(trials=2, num_splits=4, seeds=(0, 1))
+    with pytest.raises(RewireError, match="split"):
+        Protocol(trials=1, num_splits=1)
+
+
+def test_groups_within_the_critical_difference():
+    assert _cliques([1.0, 1.5, 3.0, 3.2], cd=1.0) == [(0, 1), (2, 3)]
+    assert _cliques([1.0, 2.5, 4.0], cd=1.0) == []
+
+
+def test_the_cli_runs_a_two_dataset_grid_and_rebuilds_the_page_from_its_rows(tmp_path):
+    rows, first, second = tmp_path / "rows.csv", tmp_path / "run", tmp_path / "rebuilt"
+    grid = ["--csbm-phi", "-0.5", "--csbm-phi", "0.5", "--csbm-nodes", "60"]
+    grid += ["--csbm-features", "8", "-m", "gcn", "--trials", "1", "--splits", "2"]
+    grid += ["--seeds", "1", "--method", "none", "--method", "random", "--method", "fosr"]
+    runner = CliRunner()
+    result = runner.invoke(
+        app,
+        ["leaderboard", *grid, "--store", str(tmp_path / "lb.db"), "--rows", str(rows)]
+        + ["--out", str(first)],
+    )
+    assert result.exit_code == 0, result.output
+    again = runner.invoke(
+        app, ["leaderboard", "--stored-only", "--rows", str(rows), "--out", str(second)]
+    )
+    assert again.exit_code == 0, again.output
+    page = (first / "leaderboard.md").read_text()
+    assert page == (second / "leaderboard.md").read_text()
+    assert "## Cells: GCN" in page and "| csbm(n=60,f=8,phi=-0.500,seed=0) | fosr |" in page
+    assert "Friedman χ² =" in page and (first / "leaderboard_cd_gcn.png").stat().st_size > 0
+    assert len(rows.read_text().splitlines()) == 1 + 2 * 3 * 2  # datasets x methods x splits
+    assert np.isfinite(float(page.split("CD = ")[1].split()[0]))
+
+
+def test_the_committed_leaderboard_is_rebuilt_from_its_rows(tmp_path, monkeypatch):
+    root = Path(__file__).resolve().parents[2]
+    monkeypatch.chdir(root)  # the page names its files relative to the checkout
+    result = CliRunner().invoke(
+        app,
+        ["leaderboard", "--stored-only", "--rows", "docs/leaderboard.csv"]
+        + ["--preamble", "docs/leaderboard_preamble.md", "--out", str(tmp_path)],
+    )
+    assert result.exit_code == 0, result.output
+    committed = (root / "docs" / "leaderboard.md").read_text(encoding="utf-8")
+    assert (tmp_path / "leaderboard.md").read_text(encoding="utf-8") == committed
