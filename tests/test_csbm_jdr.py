@@ -112,7 +112,7 @@ def test_sweep_verdict_lists_the_angles_where_a_method_is_below():
 
 def test_the_demo_shows_gcn_jdr_and_feast_with_verdicts_plot_and_page(tmp_path, monkeypatch):
     """``rewirekit bench`` without a dataset: the demo's methods, angles and outputs."""
-    monkeypatch.setattr(cli, "DEMO_CSBM", {"num_nodes": 200, "num_features": 40})
+    monkeypatch.setattr(sweep, "DEMO_CSBM", {"num_nodes": 200, "num_features": 40})
     page, plot = tmp_path / "report.html", tmp_path / "p.png"
     args = ["bench", "--splits", "2", "--store", str(tmp_path / "r.db"), "--plot", str(plot)]
     result = CliRunner().invoke(cli.app, [*args, "--html", str(page)])
