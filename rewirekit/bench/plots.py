@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from rewirekit.bench.report import SummaryRow
 
 if TYPE_CHECKING:
-    from rewirekit.bench.leaderboard import Cell, Friedman
+    from rewirekit.bench import leaderboard
 
 
 def plot_sweep(
@@ -49,7 +49,7 @@ def plot_sweep(
     return _save(fig, path)
 
 
-def plot_critical_difference(friedman: Friedman, path: str | Path) -> Path:
+def plot_critical_difference(friedman: leaderboard.Friedman, path: str | Path) -> Path:
     """Critical-difference diagram of average ranks (Demšar 2006, figure 1 style).
 
     Methods sit on a rank axis (1 = best, on the left); a bar of length CD shows the Nemenyi
@@ -112,7 +112,9 @@ def _cliques(ranks: list[float], cd: float) -> list[tuple[int, int]]:
     return runs
 
 
-def plot_paired_differences(cells: list[Cell], path: str | Path, *, title: str = "") -> Path:
+def plot_paired_differences(
+    cells: list[leaderboard.Cell], path: str | Path, *, title: str = ""
+) -> Path:
     """Paired test-accuracy difference with ``none`` and its 95% CI, one line per
     (dataset, method): a forest plot, zero marked."""
     plt = _pyplot()

@@ -213,7 +213,8 @@ class JDR(Rewirer):
     )
 
     #: The JDR paper's search space (Linkerhägner et al., ICLR 2025, appendix): K ∈ [1, 30],
-    #: L_A, L_X ∈ [1, 100], η_A, η_X1 ∈ (0, 0.5), η_X2 ∈ (0, 1), eigenvalues ordered by λ or |λ|.
+    #: L_A, L_X ∈ [1, 100], η_A, η_X1 ∈ (0, 0.5), η_X2 ∈ (0, 1), eigenvalues ordered by λ
+    #: or by ``|λ|``.
     search_space = {
         "num_iterations": IntRange(1, 30),
         "rank_a": IntRange(1, 100),
