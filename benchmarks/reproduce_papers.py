@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -720,7 +721,9 @@ class GraphFactsFile:
         return self.facts.get(self.key(paper, params))
 
     def put(self, paper: PaperRow, params: dict[str, Any], facts: GraphFacts) -> None:
-        """Add ``facts`` and rewrite the file at once (a long measuring run keeps each)."""
+        """Add ``facts`` and rewrite the file at once (a long measuring run keeps each).
+        Entries another process wrote since are kept: several tables may train at once."""
+        self.facts = {**GraphFactsFile(self.path).facts, **self.facts}
         self.facts[self.key(paper, params)] = facts
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.path.open("w", newline="", encoding="utf-8") as handle:
@@ -1088,6 +1091,15 @@ def render(table: str, results: list[Result]) -> str:
     return f"# {TITLES[table]}\n\n{intro}{counts_line(results)}\n\n{markdown}"
 
 
+def write_runs_file(store: ResultStore, path: Path) -> int:
+    """Export ``store`` to ``path`` through a temporary file beside it, so that a crash (or
+    another process writing the same file) never leaves it half written; return the rows."""
+    temporary = path.with_name(f".{os.getpid()}.{path.name}")  # same suffix: same format
+    rows = store.export_csv(temporary)
+    temporary.replace(path)
+    return rows
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     which = parser.add_mutually_exclusive_group()
@@ -1176,6 +1188,8 @@ def main(argv: list[str] | None = None) -> int:
                     if not args.stored_only and not available_offline(paper.dataset):
                         console.print(f"[yellow]skip {paper.dataset}: not available offline[/]")
                     results.append(reproduction.result(paper))
+                    if args.runs_file is not None and not args.stored_only:
+                        write_runs_file(store, args.runs_file)  # nothing lost on a crash
                 written[table] = render(table, results), counts_line(results)
         except DatasetUnavailable as err:
             console.print(f"[red]error:[/] {err}")
@@ -1183,7 +1197,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             if args.runs_file is not None and not from_file_only:
                 console.print(
-                    f"{store.export_csv(args.runs_file)} rows written to {args.runs_file}"
+                    f"{write_runs_file(store, args.runs_file)} rows written to {args.runs_file}"
                 )
     for table, (text, counts) in written.items():
         out = args.out_dir / TABLE_FILES[table] if args.all else args.out
