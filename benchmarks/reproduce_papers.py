@@ -1085,7 +1085,9 @@ file).
   `rewire_fosr_gcn[_dense]` (edges added; the released `update_args_from_yaml` never reads
   these sections, so its `--rewire_default fosr` trains on the unrewired graph: the rows
   follow the yaml), BORF `rewire_borf[_dense]` (N/h/k; `faithful=True`, the official
-  directed-arc counting; Squirrel has no BORF figure, OOM in the paper). The paper prints no
+  directed-arc counting; Squirrel has no BORF figure, OOM in the paper). These three need
+  an undirected graph, so on Actor they rewire it made undirected (the official code
+  rewires the directed graph; with DIGL's α = 1 this changes nothing). The paper prints no
   GPRGNN row with DIGL, FoSR or BORF (its scripts run them) and no SDRF row (its
   `train_model.py` has no SDRF option), so neither is listed.
 - **comfy** rows: the ComFy paper's protocol (Rubio-Madrigal et al., ICLR 2025, Tables 1
@@ -1163,7 +1165,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--store", type=Path, default=Path("runs/baselines.db"))
     parser.add_argument(
-        "--splits", type=int, default=None, help="splits per row (default: each row's target)"
+        "--splits",
+        type=int,
+        default=None,
+        help="splits per row (default: each row's target; on borf rows 3 splits per trial)",
     )
     parser.add_argument(
         "--only",
