@@ -12,7 +12,7 @@ import numpy as np
 from rich.table import Table
 
 from rewirekit.bench.stats import PairedComparison, paired_comparison, summarize
-from rewirekit.bench.store import RunRecord
+from rewirekit.bench.store import RunKey, RunRecord
 
 
 @dataclass(frozen=True)
@@ -85,12 +85,11 @@ def best_of_trials(records: Iterable[RunRecord], splits_per_trial: int) -> list[
     2σ/√trials, the figure the BORF paper reports; a paired comparison pairs trials."""
     if splits_per_trial < 1:
         raise ValueError(f"splits_per_trial must be >= 1, got {splits_per_trial}.")
-    trials: dict[tuple, list[RunRecord]] = defaultdict(list)
+    trials: dict[RunKey, list[RunRecord]] = defaultdict(list)
     for r in records:
-        trial = replace(r.key, split_id=r.key.split_id // splits_per_trial)
-        trials[trial, method_label(r)].append(r)
+        trials[replace(r.key, split_id=r.key.split_id // splits_per_trial)].append(r)
     best = []
-    for (trial, _), runs in trials.items():
+    for trial, runs in trials.items():
         if len({r.key.split_id for r in runs}) == splits_per_trial:
             top = max(runs, key=lambda r: r.test_acc)  # max keeps the first of equals
             best.append(replace(top, key=trial))
