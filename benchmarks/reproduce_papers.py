@@ -113,6 +113,8 @@ class PaperRow:
 
     @property
     def splits_per_trial(self) -> int:
+        """The training preset's splits per trial (for a row that runs; blocked rows may
+        name a protocol that is not a preset)."""
         return get_training_preset(self.preset).splits_per_trial
 
     @property
