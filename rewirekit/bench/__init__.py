@@ -2,6 +2,7 @@
 
 from rewirekit.bench.presets import (
     TRAINING_PRESETS,
+    BORFPreset,
     ComFyPreset,
     JDRPreset,
     TrainingPreset,
@@ -24,6 +25,7 @@ __all__ = [
     "TrainingPreset",
     "JDRPreset",
     "ComFyPreset",
+    "BORFPreset",
     "TRAINING_PRESETS",
     "get_training_preset",
     "list_training_presets",

@@ -6,13 +6,13 @@ import csv
 import io
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 from rich.table import Table
 
 from rewirekit.bench.stats import PairedComparison, paired_comparison, summarize
-from rewirekit.bench.store import RunRecord
+from rewirekit.bench.store import RunKey, RunRecord
 
 
 @dataclass(frozen=True)
@@ -72,6 +72,28 @@ def summarize_records(records: Iterable[RunRecord]) -> list[SummaryRow]:
             )
         )
     return rows
+
+
+def best_of_trials(records: Iterable[RunRecord], splits_per_trial: int) -> list[RunRecord]:
+    """Group each configuration's runs into trials of ``splits_per_trial`` consecutive split
+    ids (trial ``t`` holds splits ``t·s … t·s + s − 1``, per training seed) and keep, for
+    each complete trial, the run with the highest test accuracy (the first on ties), its
+    ``split_id`` replaced by ``t``: the BORF code's statistic (``run_node_classification.py``
+    keeps ``max(test_accs)`` over ``num_splits`` = 3 runs). Incomplete trials are dropped.
+
+    :func:`summarize_records` of the result then gives n = trials and ``two_sigma`` =
+    2σ/√trials, the figure the BORF paper reports; a paired comparison pairs trials."""
+    if splits_per_trial < 1:
+        raise ValueError(f"splits_per_trial must be >= 1, got {splits_per_trial}.")
+    trials: dict[RunKey, list[RunRecord]] = defaultdict(list)
+    for r in records:
+        trials[replace(r.key, split_id=r.key.split_id // splits_per_trial)].append(r)
+    best = []
+    for trial, runs in trials.items():
+        if len({r.key.split_id for r in runs}) == splits_per_trial:
+            top = max(runs, key=lambda r: r.test_acc)  # max keeps the first of equals
+            best.append(replace(top, key=trial))
+    return best
 
 
 @dataclass(frozen=True)

@@ -296,7 +296,8 @@ def _method_input(
     data: Data, dataset: DatasetSpec, model: str, method: MethodSpec, training: Any
 ) -> Data:
     """The prepared graph as the training preset hands it to the method."""
-    return training.prepare(data, dataset.preset_name, model, rewired=method.name != "none")
+    rewired = training.rewired_settings(method.name)
+    return training.prepare(data, dataset.preset_name, model, rewired=rewired)
 
 
 def _run_cell(
@@ -311,7 +312,7 @@ def _run_cell(
     selftrain: MethodSpec | None,
 ) -> Iterator[RunRecord]:
     """Rewire ``data`` now; return the training runs of ``keys`` as a lazy iterator."""
-    rewired = method.name != "none"
+    rewired = training.rewired_settings(method.name)
     data = _method_input(data, dataset, model, method, training)
     start = time.perf_counter()
     data = get_method(method.name, **method.params)(data)

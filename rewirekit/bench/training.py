@@ -9,6 +9,14 @@ which inherited them from the GPR-GNN and DIGL code bases:
   (validation loss decreasing, or validation accuracy increasing when ``criterion="acc"``).
 * ``"none"``: train for ``max_epochs`` (ComFy: 100 epochs).
 
+``improvement_factor`` > 1 makes "improvement" relative, as the BORF code
+(hieubkvn123/revisiting-gnn-curvature, ``experiments/node_classification.py``,
+``stopping_threshold``) defines it: with ``criterion="acc"``, an epoch improves only if its
+validation accuracy exceeds ``improvement_factor`` times the accuracy of the last epoch that
+improved. ``lr_plateau_patience`` adds that code's scheduler: PyTorch's
+:class:`~torch.optim.lr_scheduler.ReduceLROnPlateau` with its defaults (factor 0.1, relative
+threshold 1e-4), stepped on the training loss of every epoch.
+
 The reported accuracies come from the *best* epoch (lowest validation loss, or highest
 validation accuracy with ``criterion="acc"``; the first such epoch on ties), or from the *last*
 epoch (``eval_at="last"``, ComFy). Accuracies are fractions in ``[0, 1]``.
@@ -54,6 +62,11 @@ class TrainConfig:
         early_stopping: ``"gprgnn"``, ``"digl"`` or ``"none"`` (see the module docstring).
         patience: window (``"gprgnn"``) or patience (``"digl"``) in epochs.
         criterion: what defines the best epoch: ``"loss"`` (validation loss) or ``"acc"``.
+        improvement_factor: with ``criterion="acc"``, an epoch improves only when its
+            validation accuracy exceeds this multiple of the last improving epoch's (1: any
+            gain).
+        lr_plateau_patience: if set, multiply the learning rate by 0.1 after this many
+            epochs without a lower training loss (``ReduceLROnPlateau``); None: constant.
         eval_at: report the ``"best"`` epoch or the ``"last"`` one.
         normalize_features: row-normalise features before training (and before rewiring).
         source: where these values come from, for reports (e.g. ``"jdr: cora/gcn_denoise"``).
@@ -69,6 +82,8 @@ class TrainConfig:
     early_stopping: EarlyStopping = "gprgnn"
     patience: int = 200
     criterion: Literal["loss", "acc"] = "loss"
+    improvement_factor: float = 1.0
+    lr_plateau_patience: int | None = None
     eval_at: Literal["best", "last"] = "best"
     normalize_features: bool = False
     source: str = ""
@@ -92,6 +107,17 @@ class TrainConfig:
             )
         if self.criterion not in ("loss", "acc"):
             raise RewireError(f"criterion must be 'loss' or 'acc', got {self.criterion!r}.")
+        if not self.improvement_factor >= 1:
+            raise RewireError(f"improvement_factor must be >= 1, got {self.improvement_factor!r}.")
+        if self.improvement_factor != 1 and self.criterion != "acc":
+            raise RewireError(
+                "improvement_factor applies to criterion='acc' only; set criterion='acc' or "
+                "improvement_factor=1."
+            )
+        if self.lr_plateau_patience is not None and self.lr_plateau_patience < 0:
+            raise RewireError(
+                f"lr_plateau_patience must be >= 0 or None, got {self.lr_plateau_patience!r}."
+            )
         if self.eval_at not in ("best", "last"):
             raise RewireError(f"eval_at must be 'best' or 'last', got {self.eval_at!r}.")
 
@@ -132,7 +158,10 @@ class _Tracker:
     def update(self, epoch: int, val_loss: float, val_acc: float, test_acc: float) -> bool:
         """Record one epoch; return True when training should stop."""
         cfg = self.config
-        improved = val_acc > self.best_acc if cfg.criterion == "acc" else val_loss < self.best_loss
+        if cfg.criterion == "acc":
+            improved = val_acc > self.best_acc * cfg.improvement_factor
+        else:
+            improved = val_loss < self.best_loss
         if improved:
             self.best_loss, self.best_acc = val_loss, val_acc
             self.best = (test_acc, val_acc, epoch)
@@ -208,6 +237,11 @@ def train_node_classifier(
             **config.model_params,
         )
         optimizer = torch.optim.Adam(_param_groups(net, config), lr=config.lr)
+        scheduler = None
+        if config.lr_plateau_patience is not None:
+            scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(
+                optimizer, patience=config.lr_plateau_patience
+            )
         tracker = _Tracker(config)
         start = time.perf_counter()
         for epoch in range(config.max_epochs):
@@ -216,6 +250,8 @@ def train_node_classifier(
             loss = F.cross_entropy(net(x, edge_index, edge_weight)[train_idx], y_train)
             loss.backward()
             optimizer.step()
+            if scheduler is not None:
+                scheduler.step(loss.item())
             if not _evaluates(config, epoch):
                 continue
 

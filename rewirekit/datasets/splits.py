@@ -7,6 +7,7 @@ sparse     JDR sparse split: class-balanced 2.5% train, 2.5% validation, rest te
 dense      JDR dense split: class-balanced 60% train, 20% validation, rest test (100 splits)
 geom-gcn   the 10 fixed splits shipped with the data (``[N, 10]`` masks)
 comfy      ComFy: largest connected component, then uniform 60/20/20 (100 splits)
+borf       BORF: uniform 60/20/20 of the whole graph, sklearn's rounding (300 splits)
 public     the Planetoid public split (20 labels per class, 500 validation, 1000 test)
 ========== ==================================================================================
 
@@ -145,6 +146,37 @@ class LargestComponentSplit(SplitPreset):
 
 
 @dataclass(frozen=True)
+class UniformSplit(SplitPreset):
+    """A uniform random split of all nodes, as two calls of scikit-learn's
+    ``train_test_split``: the rule of the BORF code (Nguyen et al., ICML 2023;
+    hieubkvn123/revisiting-gnn-curvature, ``experiments/node_classification.py``).
+
+    ``ceil(test_rate·N)`` random nodes form the test set; of the other ``M`` nodes,
+    ``ceil(val_rate / (1 − test_rate) · M)`` form the validation set and the rest the
+    training set (sklearn rounds the held-out part up). Labels play no part. The official
+    code draws unseeded splits; ours are seeded per split. ``num_splits`` is 300: the
+    official runs 100 trials of 3 splits each.
+    """
+
+    name: str
+    val_rate: float = 0.2
+    test_rate: float = 0.2
+    num_splits: int = 300
+
+    def split(self, data: Data, split_id: int, key: str) -> Masks:
+        num_nodes = data.num_nodes
+        num_test = int(np.ceil(self.test_rate * num_nodes))
+        num_val = int(np.ceil(self.val_rate / (1 - self.test_rate) * (num_nodes - num_test)))
+        perm = _split_rng(key, self.name, split_id).permutation(num_nodes)
+        return _to_masks(
+            num_nodes,
+            perm[num_test + num_val :],
+            perm[num_test : num_test + num_val],
+            perm[:num_test],
+        )
+
+
+@dataclass(frozen=True)
 class ShippedSplit(SplitPreset):
     """The fixed splits stored on the data as ``train_mask``, ``val_mask``, ``test_mask``.
 
@@ -202,6 +234,7 @@ SPLIT_PRESETS: Registry[SplitPreset] = Registry(
                 "preset ('dense', 'sparse', 'comfy') instead.",
             ),
             LargestComponentSplit("comfy"),
+            UniformSplit("borf"),
             ShippedSplit(
                 "public",
                 num_splits=1,

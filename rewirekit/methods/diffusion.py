@@ -34,6 +34,8 @@ class DIGL(Rewirer):
     normalization_out=None, diffusion_kwargs=dict(method="ppr", alpha=α),
     sparsification_kwargs=dict(method="topk", k=k, dim=0), exact=True)``, the call of the
     JDR code (its default ``α = 0.1``, ``k = 64``; the JDR configs tune ``α`` per dataset).
+    ``α = 1`` gives ``S = I``: every node keeps only its self-loop of weight 1, and a GCN on
+    the result is a per-node MLP (the JDR yaml picks it for Texas, Cornell and Actor).
 
     Output (documented decisions): GDC's per-column top-``k`` is not symmetric; the output is
     made undirected by taking the *union* of the selections. ``S`` is symmetric, so a pair's
@@ -45,7 +47,7 @@ class DIGL(Rewirer):
     :data:`MAX_DENSE_NODES` nodes are refused.
 
     Args:
-        alpha: teleport (restart) probability of PPR, in ``(0, 1)``.
+        alpha: teleport (restart) probability of PPR, in ``(0, 1]``.
         k: entries kept per node.
     """
 
@@ -64,9 +66,9 @@ class DIGL(Rewirer):
         if (
             isinstance(alpha, bool)
             or not isinstance(alpha, (int, float, np.floating))
-            or not 0 < alpha < 1
+            or not 0 < alpha <= 1
         ):
-            raise RewireError(f"alpha must be a number in (0, 1), got {alpha!r}.")
+            raise RewireError(f"alpha must be a number in (0, 1], got {alpha!r}.")
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
             raise RewireError(f"k must be a positive integer, got {k!r}.")
         self.alpha = float(alpha)

@@ -3,6 +3,7 @@ import math
 import pytest
 
 from rewirekit.bench.report import (
+    best_of_trials,
     compare_to_baseline,
     paired_text,
     summarize_records,
@@ -85,3 +86,21 @@ def test_paired_markdown_and_csv_carry_every_comparison():
     header, line = csv.splitlines()
     assert header.startswith("dataset,split_preset,training_preset,model,method,baseline,n")
     assert line.startswith("cora,sparse,jdr,gcn,random(add=5),none,5,2.0")
+
+
+def test_best_of_trials_keeps_the_best_test_accuracy_of_each_full_trial():
+    accs = [0.5, 0.7, 0.6, 0.8, 0.8, 0.4, 0.9]  # trials {0,1,2}, {3,4,5}, and split 6 alone
+    records = [_record("borf", {"num_batches": 1}, i, a) for i, a in enumerate(accs)]
+    records += [_record("none", {}, i, 0.5) for i in range(6)]
+    trials = best_of_trials(records, 3)
+    borf = [t for t in trials if t.key.method == "borf"]
+    assert [(t.key.split_id, t.test_acc) for t in borf] == [(0, 0.7), (1, 0.8)]
+    assert borf[1].params == {"num_batches": 1}
+    (summary,) = [s for s in summarize_records(trials) if s.method.startswith("borf")]
+    assert summary.n == 2 and summary.mean == pytest.approx(75.0)
+    assert summary.two_sigma == pytest.approx(2 * 5.0 / math.sqrt(2))  # 2σ/√trials
+    (paired,) = compare_to_baseline(trials, test=False)  # trials pair by trial id
+    assert paired.comparison.n == 2 and paired.comparison.mean_diff == pytest.approx(25.0)
+    assert best_of_trials(records, 1) == records
+    with pytest.raises(ValueError):
+        best_of_trials(records, 0)

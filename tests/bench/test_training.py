@@ -138,6 +138,37 @@ def test_digl_rule_on_accuracy_reports_the_best_accuracy_epoch():
     assert best == (11, 0.7, 1)
 
 
+def test_a_relative_improvement_factor_needs_a_one_percent_gain():
+    """The BORF code's rule: a gain counts when it beats 1.01 times the accuracy of the last
+    epoch that counted; training stops once more than 100 (here: patience - 1 = 2) epochs in
+    a row did not count."""
+    config = TrainConfig(
+        early_stopping="digl", patience=3, criterion="acc", improvement_factor=1.01
+    )
+    # 0.500 counts; 0.504 < 0.505 and 0.5049 do not (no reset); 0.506 > 0.505 counts; then
+    # 0.51 < 0.51106, 0.511 < 0.51106, 0.4 do not: the third stops training.
+    accs = [0.5, 0.504, 0.5049, 0.506, 0.51, 0.511, 0.4, 0.9]
+    stop, best = _feed(config, [1.0] * len(accs), accs=accs)
+    assert stop == 6
+    assert best == (3, 0.506, 3)
+    # without the factor, 0.504 and 0.5049 count and the run goes on to the 0.9
+    stop, _ = _feed(replace(config, improvement_factor=1.0), [1.0] * len(accs), accs=accs)
+    assert stop is None
+
+
+def test_the_plateau_scheduler_divides_the_learning_rate_by_ten(clusters):
+    """lr_plateau_patience=0 cuts the learning rate tenfold after every epoch whose
+    training loss is not lower (lr 0.5 oscillates), so the run ends elsewhere than at a
+    constant learning rate."""
+    data, masks = clusters
+    base = TrainConfig(lr=0.5, max_epochs=40, early_stopping="none", eval_at="last", dropout=0)
+    fixed = train_node_classifier(data, *masks, "gcn", base, seed=0)
+    cut = train_node_classifier(data, *masks, "gcn", replace(base, lr_plateau_patience=0), seed=0)
+    assert fixed.test_acc != cut.test_acc or fixed.val_acc != cut.val_acc
+    with pytest.raises(RewireError, match="lr_plateau_patience"):
+        TrainConfig(lr_plateau_patience=-1)
+
+
 def test_no_early_stopping_runs_to_the_end():
     stop, best = _feed(TrainConfig(early_stopping="none"), [3.0, 1.0, 2.0, 5.0])
     assert stop is None and best[2] == 1
@@ -165,6 +196,8 @@ def test_weight_decay_groups():
         {"patience": 0},
         {"criterion": "f1"},
         {"eval_at": "middle"},
+        {"improvement_factor": 0.5},
+        {"improvement_factor": 1.01},  # criterion "loss"
     ],
 )
 def test_bad_config_raises(change):
@@ -196,8 +229,8 @@ def test_bad_inputs_raise(clusters):
 
 
 def test_preset_registry():
-    assert list_training_presets() == ["jdr", "comfy", "bangs", "fair"]
-    with pytest.raises(RewireError, match="jdr, comfy, bangs, fair"):
+    assert list_training_presets() == ["jdr", "comfy", "bangs", "borf", "fair"]
+    with pytest.raises(RewireError, match="jdr, comfy, bangs, borf, fair"):
         get_training_preset("fair2")
     assert get_training_preset(" JDR ") is get_training_preset("jdr")  # the registry's rule
     with pytest.raises(RewireError, match="cannot read the tuned training preset"):
@@ -338,6 +371,99 @@ def test_prepare_row_normalises_only_when_configured():
     out = jdr.prepare(data, "citeseer", "gcn")
     assert torch.equal(out.x, torch.tensor([[0.25, 0.75], [0.0, 0.0]]))
     assert torch.equal(data.x, torch.tensor([[1.0, 3.0], [0.0, 0.0]]))
+
+
+def test_borf_preset_follows_the_borf_repository():
+    config = get_training_preset("borf").config("cora", "gcn")
+    assert (config.lr, config.weight_decay, config.hidden, config.dropout) == (1e-3, 0, 128, 0.5)
+    assert config.model_params == {"num_layers": 4}  # 3 hidden layers + the output layer
+    assert (config.early_stopping, config.patience, config.criterion) == ("digl", 101, "acc")
+    assert (config.improvement_factor, config.lr_plateau_patience) == (1.01, 25)
+    assert (config.eval_at, config.normalize_features) == ("last", False)
+    assert get_training_preset("borf").splits_per_trial == 3
+    assert get_training_preset("jdr").splits_per_trial == 1
+    assert get_training_preset('borf{"lr":0.01}').splits_per_trial == 3
+
+
+def test_borf_preset_stops_at_the_101st_epoch_without_gain_and_reports_the_last(clusters):
+    config = get_training_preset("borf").config("cora", "gcn")
+    # official: epochs_no_improve > 100 stops; epoch 0 counts, epochs 1..101 do not
+    stop, _ = _feed(config, [1.0] * 300, accs=[0.5] * 300)
+    assert stop == 101
+    stop, _ = _feed(config, [1.0] * 300, accs=[0.5] * 100 + [0.6] + [0.6] * 199)
+    assert stop == 100 + 101  # the gain at epoch 100 restarts the count
+    data, masks = clusters
+    result = train_node_classifier(data, *masks, "gcn", config, seed=0)
+    assert 101 < result.epochs_run < config.max_epochs
+    assert result.best_epoch == result.epochs_run - 1  # the last epoch is reported
+
+
+def test_jdr_trains_other_rewirings_with_the_baseline_section():
+    jdr = get_training_preset("jdr")
+    assert jdr.rewired_settings("jdr")
+    assert not jdr.rewired_settings("digl") and not jdr.rewired_settings("none")
+    assert get_training_preset("comfy").rewired_settings("fosr")
+    assert not get_training_preset('jdr{"lr":0.1}').rewired_settings("borf")
+
+
+@pytest.mark.parametrize(
+    "method, dataset, model, split, section, params",
+    [
+        ("digl", "cora", "gcn", "sparse", "rewire_ppr_gcn", {"alpha": 0.1, "k": 64}),
+        ("digl", "cora", "gcn", "dense", "rewire_ppr_gcn_dense", {"alpha": 0.25, "k": 64}),
+        ("digl", "texas", "gcn", "dense", "rewire_ppr_gcn", {"alpha": 1.0, "k": 64}),
+        ("digl", "film", "gprgnn", "dense", "rewire_ppr_gprgnn", {"alpha": 0.6, "k": 64}),
+        (
+            "fosr",
+            "citeseer",
+            "gcn",
+            "sparse",
+            "rewire_fosr_gcn",
+            {"add": 500, "num_power_iterations": 5},
+        ),
+        (
+            "fosr",
+            "chameleon",
+            "sage",
+            "dense",
+            "rewire_fosr_gcn",
+            {"add": 10, "num_power_iterations": 5},
+        ),
+        (
+            "borf",
+            "photo",
+            "gprgnn",
+            "sparse",
+            "rewire_borf",
+            {"num_batches": 3, "batch_add": 0, "batch_remove": 50, "faithful": True},
+        ),
+        (
+            "borf",
+            "photo",
+            "gcn",
+            "dense",
+            "rewire_borf_dense",
+            {"num_batches": 2, "batch_add": 40, "batch_remove": 20, "faithful": True},
+        ),
+    ],
+)
+def test_jdr_baseline_settings_are_the_yaml_sections(
+    method, dataset, model, split, section, params
+):
+    from rewirekit.bench.presets import jdr_baseline_params, jdr_baseline_section
+
+    assert jdr_baseline_section(method, dataset, model, split) == section
+    assert jdr_baseline_params(method, dataset, model, split) == params
+    get_method(method, **params)  # the keys are the method's keyword arguments
+
+
+def test_jdr_baselines_the_yaml_does_not_configure_raise():
+    from rewirekit.bench.presets import jdr_baseline_params
+
+    with pytest.raises(RewireError, match="no section 'rewire_borf'"):
+        jdr_baseline_params("borf", "squirrel", "gcn", "dense")  # OOM in the paper
+    with pytest.raises(RewireError, match="baselines are borf, digl, fosr"):
+        jdr_baseline_params("sdrf", "cora", "gcn")
 
 
 def test_only_the_jdr_preset_keeps_the_directed_graphs_of_its_paper():

@@ -49,6 +49,7 @@ def sizes(masks):
         ("dense", [600, 200, 200]),  # 4 classes x round(0.6 * 1000 / 4) = 150, round(0.2 * 1000)
         ("sparse", [24, 25, 951]),  # 4 classes x round(0.025 * 1000 / 4) = 6, round(25)
         ("comfy", [600, 200, 200]),  # rest, round(0.2 * 1000), round(0.2 * 1000)
+        ("borf", [600, 200, 200]),  # rest, ceil(0.25 * 800), ceil(0.2 * 1000)
     ],
 )
 def test_random_presets_have_exact_sizes_and_partition_the_nodes(name, expected):
@@ -59,6 +60,17 @@ def test_random_presets_have_exact_sizes_and_partition_the_nodes(name, expected)
         assert all(mask.dtype == torch.bool and mask.shape == (1000,) for mask in masks)
         assert sizes(masks) == expected
         assert torch.equal(torch.stack(masks).sum(0), torch.ones(1000, dtype=torch.long))
+
+
+def test_borf_split_rounds_the_held_out_parts_up_as_sklearn_does():
+    """Texas' 183 nodes: train_test_split(test_size=0.2) holds out ceil(36.6) = 37, then
+    test_size=0.25 of the other 146 holds out ceil(36.5) = 37 for validation."""
+    preset = get_split_preset("borf")
+    data = toy(class_sizes=(100, 83))
+    masks = [preset.split(data, i, key="toy") for i in range(2)]
+    assert [sizes(m) for m in masks] == [[109, 37, 37]] * 2
+    assert not torch.equal(masks[0][2], masks[1][2])  # each split draws its own test set
+    assert preset.prepare(data) is data  # the whole graph: no largest component
 
 
 def test_jdr_rule_balances_training_classes_and_keeps_small_classes_whole():
@@ -182,12 +194,13 @@ def test_class_balanced_presets_need_integer_labels():
 
 
 def test_preset_registry():
-    assert list_split_presets() == ["sparse", "dense", "geom-gcn", "comfy", "public"]
+    assert list_split_presets() == ["sparse", "dense", "geom-gcn", "comfy", "borf", "public"]
     assert {name: preset.num_splits for name, preset in SPLIT_PRESETS.items()} == {
         "sparse": 100,
         "dense": 100,
         "geom-gcn": 10,
         "comfy": 100,
+        "borf": 300,
         "public": 1,
     }
     assert get_split_preset("GEOM_GCN") is SPLIT_PRESETS["geom-gcn"]

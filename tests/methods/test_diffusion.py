@@ -38,7 +38,7 @@ def _weights(out):
     }
 
 
-@pytest.mark.parametrize("alpha, k", [(0.1, 4), (0.25, 7), (0.1, 64)])
+@pytest.mark.parametrize("alpha, k", [(0.1, 4), (0.25, 7), (0.1, 64), (1.0, 4)])
 def test_digl_is_the_union_of_gdc_top_k_with_ppr_weights(alpha, k):
     data = _graph()
     out = rewirekit.rewire(data, "digl", alpha=alpha, k=k)
@@ -100,8 +100,17 @@ def test_digl_uses_input_weights():
         assert weight == pytest.approx(s[u, v], rel=1e-4)
 
 
+def test_alpha_one_keeps_only_the_self_loops():
+    """S = I at alpha = 1 (the JDR yaml's setting on Texas, Cornell and Actor)."""
+    data = _graph()
+    out = rewirekit.rewire(data, "digl", alpha=1.0, k=64)
+    assert torch.equal(out.edge_index, torch.arange(data.num_nodes).repeat(2, 1))
+    assert torch.equal(out.edge_weight, torch.ones(data.num_nodes, dtype=out.edge_weight.dtype))
+
+
 def test_parameter_validation():
-    with pytest.raises(RewireError, match="alpha"):
-        rewirekit.get_method("digl", alpha=1.0)
+    for alpha in (0.0, 1.5):
+        with pytest.raises(RewireError, match="alpha"):
+            rewirekit.get_method("digl", alpha=alpha)
     with pytest.raises(RewireError, match="k must"):
         rewirekit.get_method("digl", k=0)
