@@ -1,8 +1,7 @@
+import multiprocessing
 import os
 import signal
 import sqlite3
-import subprocess
-import sys
 import time
 from dataclasses import replace
 
@@ -112,31 +111,33 @@ def test_locations_a_path_stays_a_path_and_urls_are_checked(tmp_path):
         ResultStore("postgresql://u:secret@127.0.0.1:1/db?connect_timeout=2")
 
 
-_WRITER = """
-import sys, time
-from rewirekit.bench.store import ResultStore, RunKey, RunRecord
-store = ResultStore(sys.argv[1])
-i = 0
-while True:
-    key = RunKey("cora", "sparse", i, "none", "h", "gcn", "jdr", 0)
-    store.put(RunRecord(key, {}, 0.5, 0.5, 0.0, 0.0, 1, {}))
-    print(i, flush=True)
-    i += 1
-    time.sleep(0.002)
-"""
+# Writers are forked from the test process: it has imported everything already, so they
+# start at once even on a busy machine.
+_FORK = multiprocessing.get_context("fork")
+
+
+def _write_forever(location, pipe) -> None:
+    store = ResultStore(location)
+    i = 0
+    while True:
+        key = RunKey("cora", "sparse", i, "none", "h", "gcn", "jdr", 0)
+        store.put(RunRecord(key, {}, 0.5, 0.5, 0.0, 0.0, 1, {}))
+        pipe.send(i)
+        i += 1
+        time.sleep(0.002)
 
 
 def test_sigkill_mid_write_loses_no_finished_row(new_store):
     location = new_store()
-    proc = subprocess.Popen(
-        [sys.executable, "-c", _WRITER, str(location)], stdout=subprocess.PIPE, text=True
-    )
+    receive, send = _FORK.Pipe(duplex=False)
+    proc = _FORK.Process(target=_write_forever, args=(location, send))
+    proc.start()
     finished = []
     deadline = time.time() + 60
-    while len(finished) < 200 and time.time() < deadline:
-        finished.append(int(proc.stdout.readline()))
+    while len(finished) < 200 and time.time() < deadline and receive.poll(deadline - time.time()):
+        finished.append(receive.recv())
     os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
+    proc.join()
     assert len(finished) >= 200
     if not is_store_url(location):
         conn = sqlite3.connect(location)
@@ -198,45 +199,35 @@ def test_csv_keeps_the_report_and_reads_exports_without_it(tmp_path):
         assert next(store.records()) == _record(0)
 
 
-_APPENDER = """
-import sys, time
-from pathlib import Path
-from rewirekit.bench.store import ResultStore, RunKey, RunRecord
-location, worker, go = sys.argv[1], int(sys.argv[2]), Path(sys.argv[3])
-store = ResultStore(location)
-while not go.exists():  # all four start writing at once
-    time.sleep(0.01)
-written = 0
-for i in range(60):
-    # 40 rows of its own, and 20 keys every worker writes
-    split, method = (i, f"own{worker}") if i < 40 else (i, "shared")
-    key = RunKey("cora", "sparse", split, method, "h", "gcn", "jdr", 0)
-    written += store.put(RunRecord(key, {"worker": worker}, 0.5, 0.5, 0.0, 0.0, 1, {}))
-print(written)
-"""
+def _append(location, worker: int, go, written) -> None:
+    store = ResultStore(location)
+    go.wait()  # all four start writing at once
+    count = 0
+    for i in range(60):
+        # 40 rows of its own, and 20 keys every worker writes
+        method = f"own{worker}" if i < 40 else "shared"
+        key = RunKey("cora", "sparse", i, method, "h", "gcn", "jdr", 0)
+        count += store.put(RunRecord(key, {"worker": worker}, 0.5, 0.5, 0.0, 0.0, 1, {}))
+    written.put(count)
 
 
-def test_four_processes_append_to_one_store_without_losing_or_duplicating(tmp_path, new_store):
+def test_four_processes_append_to_one_store_without_losing_or_duplicating(new_store):
     location = new_store()
     ResultStore(location).close()  # the schema exists before the race, as after any first run
-    go = tmp_path / "go"
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-c", _APPENDER, str(location), str(w), str(go)],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        for w in range(4)
-    ]
-    time.sleep(3)
-    go.touch()
-    written = [int(p.communicate(timeout=120)[0]) for p in procs]
-    assert all(p.returncode == 0 for p in procs)
+    go, written = _FORK.Event(), _FORK.Queue()
+    procs = [_FORK.Process(target=_append, args=(location, w, go, written)) for w in range(4)]
+    for p in procs:
+        p.start()
+    go.set()
+    counts = [written.get(timeout=120) for _ in procs]
+    for p in procs:
+        p.join(timeout=30)
+    assert all(p.exitcode == 0 for p in procs)
     with ResultStore(location) as store:
         rows = list(store.records())
     keys = [(r.key.method, r.key.split_id) for r in rows]
     assert len(keys) == len(set(keys)) == 4 * 40 + 20
     assert {(f"own{w}", i) for w in range(4) for i in range(40)} <= set(keys)
-    assert sum(written) == len(rows)  # each shared key was written by exactly one worker
+    assert sum(counts) == len(rows)  # each shared key was written by exactly one worker
     shared = [r for r in rows if r.key.method == "shared"]
     assert all(r.params["worker"] in range(4) for r in shared)
