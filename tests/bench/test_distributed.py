@@ -3,6 +3,7 @@ PostgreSQL (REWIREKIT_TEST_POSTGRES; see tests/conftest.py): the same rows as a 
 cell for cell; a worker killed with SIGKILL mid-run loses nothing that had finished, and a
 re-run completes every cell exactly once."""
 
+import json
 import os
 import signal
 import subprocess
@@ -15,6 +16,7 @@ import pytest
 from rewirekit.bench.backends import LocalBackend, RayBackend, get_backend, run_benchmarks
 from rewirekit.bench.runner import BenchmarkSpec, DatasetSpec, MethodSpec
 from rewirekit.bench.store import ResultStore, RunRecord
+from rewirekit.bench.tuning import study_storage
 from rewirekit.errors import RewireError
 
 # One Ray cluster per pytest process: every test of this module runs in the same xdist worker.
@@ -139,7 +141,6 @@ def test_ray_leaderboard_cell_runs_its_study_in_a_worker(ray_cluster, postgres_d
     from optuna.trial import TrialState
 
     from rewirekit.bench.leaderboard import Protocol, run_leaderboard
-    from rewirekit.bench.tuning import study_storage
 
     dataset = DatasetSpec.csbm(num_nodes=200, num_features=40, phi=0.5, seed=0)
     protocol = Protocol(trials=2, num_splits=2, seeds=(0,))
@@ -199,3 +200,28 @@ def test_the_local_backend_imports_neither_ray_nor_psycopg(tmp_path):
         check=True,
     )
     assert out.stdout.strip() == "[]"
+
+
+def test_command_line_bench_tune_and_report_on_ray_and_postgresql(ray_cluster, postgres_database):
+    from typer.testing import CliRunner
+
+    from rewirekit.cli import app
+    from rewirekit.datasets import available_offline
+
+    if not available_offline("texas"):
+        pytest.skip("texas is not in REWIREKIT_DATA")
+    runner, store = CliRunner(), postgres_database()
+    ray_args = ["--backend", "ray", "--store", store]
+    args = ["bench", "-d", "texas", "--splits", "2", "--method", "none", "--method"]
+    result = runner.invoke(app, [*args, "random:add=20", "--json", *ray_args])
+    assert result.exit_code == 0, result.output
+    assert [r["n"] for r in json.loads(result.stdout)] == [2, 2]
+    args = ["tune", "-d", "texas", "--method", "feast", "--trials", "2", "--splits", "1"]
+    result = runner.invoke(app, [*args, "--training", "comfy", "--json", *ray_args])
+    assert result.exit_code == 0, result.output
+    assert len(json.loads(result.stdout)["trials"]) == 2
+    with ResultStore(store) as results:
+        assert {r.key.method for r in results.records()} == {"none", "random", "feast"}
+        assert len(study_storage(results).get_all_studies()) == 1  # the study beside the rows
+    out = runner.invoke(app, ["report", "--store", store, "-f", "csv"])
+    assert out.exit_code == 0 and out.stdout.count("texas,") == 4, out.output
