@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 import optuna
+import sqlalchemy
 from optuna.distributions import (
     BaseDistribution,
     CategoricalDistribution,
@@ -266,8 +267,12 @@ def tune(
 
 def study_storage(store: ResultStore) -> optuna.storages.RDBStorage:
     """Optuna's RDB storage in the store's own database (its tables beside ``results``).
-    SQLite waits up to 30 s for another writer's lock, as the store does."""
-    kwargs = {"connect_args": {"timeout": 30.0}} if store.dialect == "sqlite" else {}
+    SQLite waits up to 30 s for another writer's lock, as the store does; on PostgreSQL a
+    connection lasts one storage call (no pool), so studies left behind in a long-lived Ray
+    worker hold no connections."""
+    kwargs: dict[str, Any] = {"connect_args": {"timeout": 30.0}}
+    if store.dialect != "sqlite":
+        kwargs = {"poolclass": sqlalchemy.pool.NullPool}
     return optuna.storages.RDBStorage(store.url, engine_kwargs=kwargs)
 
 
