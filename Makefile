@@ -23,7 +23,7 @@ demo: $(STAMP)
 	$(BIN)/rewirekit bench
 
 test: $(STAMP)
-	$(BIN)/pytest -q -n 2 --dist loadgroup --durations=15
+	$(BIN)/pytest -q -n 2 --durations=15
 
 # Rules and paths are in pyproject.toml ([tool.ruff], [tool.mypy]).
 lint: $(STAMP)

@@ -19,9 +19,6 @@ from rewirekit.bench.store import ResultStore, RunRecord
 from rewirekit.bench.tuning import study_storage
 from rewirekit.errors import RewireError
 
-# One Ray cluster per pytest process: every test of this module runs in the same xdist worker.
-pytestmark = pytest.mark.xdist_group("ray")
-
 
 def _ray():
     try:
@@ -35,6 +32,8 @@ def _ray():
 
 @pytest.fixture(scope="session")
 def ray_cluster():
+    """One local Ray cluster per pytest process (``-n 2``: at most one per xdist worker;
+    pytest-xdist 3.8 under pytest 9 does not keep an ``xdist_group`` on one worker)."""
     ray = _ray()
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield ray
@@ -88,12 +87,16 @@ def test_ray_run_into_postgresql_equals_a_local_run(ray_cluster, tmp_path, postg
 
 
 def _cell_workers() -> list[int]:
-    """PIDs of Ray workers running a cell now (Ray titles a busy worker ``ray::<task>``)."""
+    """PIDs of this session's Ray workers that run a cell now: the local cluster's processes
+    descend from this test process, and Ray titles a busy worker ``ray::<task>``."""
     import psutil
 
     pids = []
-    for proc in psutil.process_iter(["cmdline"]):
-        cmdline = proc.info["cmdline"] or []
+    for proc in psutil.Process().children(recursive=True):
+        try:
+            cmdline = proc.cmdline()
+        except psutil.Error:  # gone meanwhile
+            continue
         if cmdline and cmdline[0].startswith("ray::_in_store"):
             pids.append(proc.pid)
     return pids
