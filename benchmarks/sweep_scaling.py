@@ -11,6 +11,9 @@ with its ``results`` table dropped first), and reports:
 
 * the wall time of the sweep (cluster start not included, it is shown apart), and the
   speed-up over the local backend;
+* the CPU time it took (user + system: this process, and for Ray every process of the local
+  cluster, raylet and workers, over the sweep), which a busy machine does not inflate the way
+  it inflates wall time, and the wall time it implies on idle CPUs (CPU time / CPUs);
 * per (dataset, method) cell: the rewiring time and the summed training time of its runs
   (from the stored rows of the local run), which is what one worker spends on a cell, so
   that a cluster can be sized: ``cells × seconds per cell / workers``;
@@ -50,15 +53,31 @@ def load() -> str:
     return "load average {:.2f} {:.2f} {:.2f} (1, 5, 15 min)".format(*os.getloadavg())
 
 
+def cpu_seconds() -> dict[int, float]:
+    """User + system CPU seconds of this process and of every process below it (a local Ray
+    cluster's raylet and workers), by PID."""
+    import psutil
+
+    me = psutil.Process()
+    seconds = {}
+    for proc in [me, *me.children(recursive=True)]:
+        try:
+            times = proc.cpu_times()
+        except psutil.Error:  # exited meanwhile
+            continue
+        seconds[proc.pid] = times.user + times.system
+    return seconds
+
+
 def run_once(name: str, backend: Backend, location: str, plan) -> dict:
-    """One sweep of ``plan`` into the store at ``location``: its wall time and rows."""
-    before = load()
+    """One sweep of ``plan`` into the store at ``location``: its wall and CPU time, rows."""
+    before, cpu = load(), cpu_seconds()
     start = time.perf_counter()
     with ResultStore(location) as store:
         records = run_sweep(plan, store, backend=backend)
-    return dict(
-        name=name, wall=time.perf_counter() - start, records=records, before=before, after=load()
-    )
+    wall = time.perf_counter() - start
+    used = sum(t - cpu.get(pid, 0.0) for pid, t in cpu_seconds().items())
+    return dict(name=name, wall=wall, cpu=used, records=records, before=before, after=load())
 
 
 def start_ray(num_cpus: int) -> float:
@@ -149,7 +168,7 @@ def main(argv: list[str] | None = None) -> str:
         + ", fresh for every backend",
         "",
     ]
-    results, starts = [], {}
+    results, starts, cpus_of = [], {}, {"local": 1}
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
         results.append(
@@ -157,7 +176,7 @@ def main(argv: list[str] | None = None) -> str:
         )
         for cpus in args.cpus:
             name = f"ray, {cpus} CPU" + ("s" if cpus > 1 else "")
-            starts[name] = start_ray(cpus)
+            starts[name], cpus_of[name] = start_ray(cpus), cpus
             try:
                 location = fresh_location(args.store_url, folder, f"ray{cpus}")
                 results.append(run_once(name, RayBackend(), location, plan))
@@ -166,18 +185,27 @@ def main(argv: list[str] | None = None) -> str:
     base = results[0]
     same = all(outcomes(r["records"]) == outcomes(base["records"]) for r in results[1:])
     lines = header + [
-        f"{'backend':<12} {'wall s':>8} {'speed-up':>9} {'cluster start s':>16}   load",
+        f"{'backend':<12} {'wall s':>7} {'speed-up':>8} {'CPU s':>7} {'CPU s/CPUs':>10} "
+        f"{'speed-up':>8} {'start s':>7}",
     ]
     for r in results:
         start = f"{starts[r['name']]:.1f}" if r["name"] in starts else "-"
+        idle = r["cpu"] / cpus_of[r["name"]]
         lines.append(
-            f"{r['name']:<12} {r['wall']:>8.1f} {base['wall'] / r['wall']:>8.2f}x {start:>16}   "
-            f"before: {r['before']}; after: {r['after']}"
+            f"{r['name']:<12} {r['wall']:>7.1f} {base['wall'] / r['wall']:>7.2f}x "
+            f"{r['cpu']:>7.1f} {idle:>10.1f} {base['cpu'] / idle:>7.2f}x {start:>7}"
         )
+    lines += ["", "load average during each run:"]
+    lines += [f"  {r['name']}: before {r['before']}; after {r['after']}" for r in results]
     lines += [
         "",
-        "speed-up: local wall time / this backend's wall time (the cluster's start not "
-        "included; a Ray worker's first task also imports torch and rewirekit).",
+        "wall s: the sweep's wall time (the cluster's start, 'start s', not included; a Ray "
+        "worker's first task also imports torch and rewirekit). The first speed-up is local "
+        "wall / this wall; on a shared machine it measures the other load as much as the "
+        "backend.",
+        "CPU s: CPU time of this process and, for Ray, of every process of the local cluster "
+        "over the sweep; CPU s/CPUs: the wall time those would take on idle CPUs; the second "
+        "speed-up is local CPU s / that.",
         f"every backend stored the same test/val accuracy and epochs per run: "
         f"{'yes' if same else 'NO'} ({len(base['records'])} runs)",
         "",
