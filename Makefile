@@ -13,7 +13,7 @@ install: $(STAMP)
 
 $(STAMP): pyproject.toml constraints.txt
 	python3 -m venv $(VENV)
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[test,lint,singlecell,certify]'
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[test,lint,singlecell,certify,distributed]'
 	# The curvature reference the tests compare with. GraphRicciCurvature 0.6.1 pins
 	# scipy<=1.13.1, which it does not need: --no-deps keeps the environment as it is.
 	$(BIN)/pip install --quiet -c constraints.txt --no-deps GraphRicciCurvature==0.6.1 networkit==11.3 python-louvain==0.16

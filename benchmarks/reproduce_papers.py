@@ -12,9 +12,11 @@ The first command (``make tables``) is the one source of the committed tables
 read from that file alone (a store in memory), so the tables are a function of two committed
 files, the per-split rows and ``docs/reproduction_graphs.csv``, and a test regenerates them.
 
-Without ``--stored-only`` the missing rows train into a SQLite store (default
-``runs/baselines.db``); a re-run skips finished rows, so the script can be stopped and
-restarted at any time, and several tables can run at once from separate processes. The
+Without ``--stored-only`` the missing rows train into a result store (default the SQLite
+file ``runs/baselines.db``, or a ``postgresql://`` URL); a re-run skips finished rows, so the
+script can be stopped and restarted at any time, and several tables can run at once from
+separate processes. ``--backend ray [--address ...]`` runs the cells of each row as Ray
+tasks. The
 ``--runs-file`` rows missing from the store are loaded first and the store is written back
 to it at the end.
 
@@ -46,6 +48,7 @@ from rich.console import Console
 from rich.table import Table
 
 from rewirekit.bench import JDRPreset, get_training_preset
+from rewirekit.bench.backends import BACKENDS, Backend, get_backend, run_benchmarks
 from rewirekit.bench.presets import curvature_rewiring_params, jdr_baseline_params
 from rewirekit.bench.progress import RichProgress
 from rewirekit.bench.report import (
@@ -60,7 +63,6 @@ from rewirekit.bench.runner import (
     DatasetSpec,
     MethodSpec,
     rewire_cell,
-    run_benchmark,
 )
 from rewirekit.bench.stats import PairedComparison, intervals_overlap
 from rewirekit.bench.store import ResultStore, RunRecord
@@ -820,8 +822,9 @@ class Reproduction:
         *,
         stored_only: bool = False,
         measure: bool = False,
+        backend: Backend | None = None,
     ) -> None:
-        self.store, self.splits, self.facts = store, splits, facts
+        self.store, self.splits, self.facts, self.backend = store, splits, facts, backend
         self.stored_only, self.measure = stored_only, measure or not stored_only
         self._done: dict[tuple[str, ...], Result] = {}
 
@@ -905,7 +908,7 @@ class Reproduction:
             num_splits=splits,
         )
         with RichProgress() as progress:
-            return run_benchmark(spec, self.store, progress)
+            return run_benchmarks([spec], self.store, progress, backend=self.backend)
 
 
 # -- the table ------------------------------------------------------------------------------
@@ -1177,7 +1180,17 @@ def _parser() -> argparse.ArgumentParser:
     which.add_argument(
         "--all", action="store_true", help="every table, each to its file under --out-dir"
     )
-    parser.add_argument("--store", type=Path, default=Path("runs/baselines.db"))
+    parser.add_argument(
+        "--store",
+        default="runs/baselines.db",
+        help="result store: a SQLite file or a postgresql:// URL",
+    )
+    parser.add_argument(
+        "--backend", choices=BACKENDS, default="local", help="where cells run (ray: Ray tasks)"
+    )
+    parser.add_argument(
+        "--address", default=None, help="the Ray cluster of --backend ray: auto or HOST:PORT"
+    )
     parser.add_argument(
         "--splits",
         type=int,
@@ -1252,7 +1265,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.runs_file is not None and args.runs_file.exists():
             console.print(f"{store.import_csv(args.runs_file)} rows added from {args.runs_file}")
         reproduction = Reproduction(
-            store, args.splits, facts, stored_only=args.stored_only, measure=args.measure_graphs
+            store,
+            args.splits,
+            facts,
+            stored_only=args.stored_only,
+            measure=args.measure_graphs,
+            backend=get_backend(args.backend, args.address),
         )
         try:
             for table in tables:

@@ -36,6 +36,25 @@ PROTOCOL_HELP = (
     "else dense 60/20/20; sparse on the cSBM)."
 )
 DEMO_REPORT = Path("runs") / "report.html"
+STORE_HELP = "Result store: a SQLite file, or a postgresql://user@host/db URL (shared by workers)."
+BACKEND_HELP = "Where cells run: local (this process) or ray (tasks on a Ray cluster)."
+ADDRESS_HELP = (
+    "The Ray cluster of --backend ray: 'auto' (started by ray start here) or HOST:PORT "
+    "(default: a local cluster with every CPU)."
+)
+
+
+class BackendName(str, Enum):
+    local = "local"
+    ray = "ray"
+
+
+def _backend(name: BackendName, address: str | None):
+    from rewirekit.bench.backends import get_backend
+
+    return get_backend(name.value, address)
+
+
 #: The demo sweeps every fourth angle of the JDR paper's 17-point φ grid (-1, -0.5, 0, 0.5, 1)
 #: to stay within 3 minutes on 2 cores (every other angle took longer: docs/demo_timing.txt);
 #: --sweep phi runs all 17.
@@ -123,7 +142,9 @@ def bench(
         help="Self-train every run after the rewiring: bangs, st or m3s, optionally with "
         "parameters: 'bangs:top_k=70,rounds=10'.",
     ),
-    store: Path = typer.Option(DEFAULT_STORE, help="SQLite result store."),
+    store: str = typer.Option(str(DEFAULT_STORE), help=STORE_HELP),
+    backend: BackendName = typer.Option(BackendName.local, help=BACKEND_HELP),
+    address: str | None = typer.Option(None, help=ADDRESS_HELP),
     plot: Path = typer.Option(Path("runs") / "csbm_phi.png", help="PNG for a sweep."),
     html: Path | None = typer.Option(
         None, "--html", help=f"Also write the HTML report of these rows (demo: {DEMO_REPORT})."
@@ -202,8 +223,10 @@ def bench(
             "and the given parameters.",
             highlight=False,
         )
+    runner = _backend(backend, address)
     with ResultStore(store) as results, RichProgress(err_console) as progress:
-        records = run_sweep(plan, results, progress, num_threads=threads)
+        records = run_sweep(plan, results, progress, num_threads=threads, backend=runner)
+        store = str(results)  # a URL without its password
     rows = summarize_records(records)
     phis = {d.key: d.params["phi"] for d in datasets if "phi" in d.params}
     points = [
@@ -260,7 +283,9 @@ def tune(
     model: str = typer.Option("gcn", "--model", "-m"),
     splits: int = typer.Option(5, min=1, help="Splits per trial (validation mean)."),
     seed: int = typer.Option(0, help="Seed of the TPE sampler."),
-    store: Path = typer.Option(DEFAULT_STORE, help="SQLite store (rows and the study)."),
+    store: str = typer.Option(str(DEFAULT_STORE), help=f"{STORE_HELP} Rows and the study."),
+    backend: BackendName = typer.Option(BackendName.local, help=BACKEND_HELP),
+    address: str | None = typer.Option(None, help=ADDRESS_HELP),
     threads: int = typer.Option(1, min=1, help="Torch threads."),
     as_json: bool = typer.Option(False, "--json", help="Print the search as JSON."),
 ) -> None:
@@ -281,6 +306,7 @@ def tune(
     spec = DatasetSpec.from_argument(dataset, undirected=undirected)
     choice = choose_split_preset(spec.preset_name, protocol)
     _print_protocols({spec.key: choice}, stderr=as_json)
+    runner = _backend(backend, address)
     with ResultStore(store) as results, RichProgress(err_console) as progress:
         result = run_tuning(
             method.lower(),
@@ -293,6 +319,7 @@ def tune(
             training_preset=training or _default_training(protocol),
             seed=seed,
             progress=progress,
+            backend=runner,
         )
     if as_json:
         setting = dict(
@@ -381,7 +408,9 @@ def leaderboard(
     trials: int = typer.Option(20, min=1, help="Optuna trials per cell, the same for all."),
     splits: int = typer.Option(10, min=2, help="Random 60/20/20 splits per cell."),
     seeds: int = typer.Option(2, min=1, help="Training seeds per split (0, 1, ...)."),
-    store: Path = typer.Option(Path("runs") / "leaderboard.db", help="SQLite result store."),
+    store: str = typer.Option(str(Path("runs") / "leaderboard.db"), help=STORE_HELP),
+    backend: BackendName = typer.Option(BackendName.local, help=BACKEND_HELP),
+    address: str | None = typer.Option(None, help=ADDRESS_HELP),
     rows: list[Path] = typer.Option(
         [],
         help="CSV of rows: written after a run (default docs/leaderboard.csv); read, "
@@ -434,9 +463,12 @@ def leaderboard(
         specs = [DatasetSpec.named(n) for n in names] + [csbm_dataset(size, p) for p in phis]
         protocol = Protocol(trials=trials, num_splits=splits, seeds=tuple(range(seeds)))
         methods = [method_class(m).name for m in method] or list_methods()
+        runner = _backend(backend, address)
         with ResultStore(store) as results, RichProgress(err_console) as progress:
             models = [m.lower() for m in model]
-            skipped = run_leaderboard(specs, models, methods, results, protocol, progress)
+            skipped = run_leaderboard(
+                specs, models, methods, results, protocol, progress, backend=runner
+            )
             records = list(results.records())
             results.export_csv(target)
         for skip in skipped:
@@ -451,7 +483,7 @@ def leaderboard(
 
 @app.command()
 def report(
-    store: Path = typer.Option(DEFAULT_STORE, help="SQLite result store."),
+    store: str = typer.Option(str(DEFAULT_STORE), help=STORE_HELP),
     output: OutputFormat = typer.Option(OutputFormat.table, "--format", "-f"),
     dataset: str | None = typer.Option(None, help="Only this dataset."),
     versus: str | None = typer.Option(
@@ -485,15 +517,16 @@ def report(
         to_paired_table,
         to_rich_table,
     )
-    from rewirekit.bench.store import ResultStore
+    from rewirekit.bench.store import ResultStore, is_store_url
 
-    if not store.exists():
+    if not is_store_url(store) and not Path(store).exists():
         raise RewireError(
             f"no result store at {store}; run 'rewirekit bench' first or pass --store."
         )
     with ResultStore(store) as results:
         filters = {"dataset": dataset.lower()} if dataset else {}
         records = list(results.records(**filters))
+        store = str(results)  # a URL without its password
     if html is not None:
         from rewirekit.bench.html_report import write_report
 

@@ -28,15 +28,17 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 from scipy import stats
 
+from rewirekit.bench.backends import Backend, LocalBackend
 from rewirekit.bench.presets import TunedPreset, get_training_preset, model_space
 from rewirekit.bench.runner import BenchmarkSpec, DatasetSpec, MethodSpec, Progress, run_benchmark
 from rewirekit.bench.stats import PairedComparison, Summary, paired_comparison, summarize
 from rewirekit.bench.store import ResultStore, RunRecord
-from rewirekit.bench.tuning import tune
+from rewirekit.bench.tuning import study_storage, tune
 from rewirekit.errors import RewireError
 from rewirekit.methods import method_class
 
@@ -106,6 +108,7 @@ def run_leaderboard(
     store: ResultStore,
     protocol: Protocol,
     progress: Progress | None = None,
+    backend: Backend | None = None,
 ) -> list[Skipped]:
     """Run (or resume) every cell of the grid into ``store``; return the cells skipped.
 
@@ -113,24 +116,57 @@ def run_leaderboard(
     (:meth:`~rewirekit.methods.base.Rewirer.unmet_needs`, e.g. node positions it needs), and
     where it refuses every parameter set it is offered. ``none`` runs first in every
     (dataset, model), as every other cell is paired with it.
+
+    In this process the progress counts trials. On a Ray ``backend`` every cell (its study
+    and its remaining seeds) is one task, the cells run side by side and the progress counts
+    cells.
     """
     order = [BASELINE] + [m for m in methods if m != BASELINE]
-    skipped = []
+    grid: list[Skipped | tuple[DatasetSpec, str, str]] = []
     for dataset in datasets:
         data = dataset.load()
         for model in models:
             for method in order:
                 unmet = method_class(method).unmet_needs(data)
-                if unmet is not None:
-                    skipped.append(Skipped(dataset.key, model, method, unmet))
-                    continue
-                try:
-                    _run_cell(dataset, model, method, store, protocol, progress)
-                except RewireError as err:
-                    if method == BASELINE:
-                        raise
-                    skipped.append(Skipped(dataset.key, model, method, str(err)))
-    return skipped
+                grid.append(
+                    (dataset, model, method)
+                    if unmet is None
+                    else Skipped(dataset.key, model, method, unmet)
+                )
+    cells = [c for c in grid if not isinstance(c, Skipped)]
+    local = backend is None or isinstance(backend, LocalBackend)
+    if not local and progress is not None:
+        progress.start(len(cells))
+    if not local:
+        study_storage(store)  # Optuna's tables exist before the workers open the storage
+    outcomes = iter(
+        (backend or LocalBackend()).map(
+            partial(_try_cell, protocol, progress if local else None),
+            store,
+            cells,
+            None if local else progress,
+            describe=lambda c: f"{c[0].key} {c[1]} {c[2]}",
+        )
+    )
+    found = [c if isinstance(c, Skipped) else next(outcomes) for c in grid]
+    return [s for s in found if s is not None]
+
+
+def _try_cell(
+    protocol: Protocol,
+    progress: Progress | None,
+    store: ResultStore,
+    cell: tuple[DatasetSpec, str, str],
+) -> Skipped | None:
+    """Run one cell; a method that refuses every parameter set is skipped (not ``none``)."""
+    dataset, model, method = cell
+    try:
+        _run_cell(dataset, model, method, store, protocol, progress)
+    except RewireError as err:
+        if method == BASELINE:
+            raise
+        return Skipped(dataset.key, model, method, str(err))
+    return None
 
 
 def _run_cell(

@@ -144,6 +144,12 @@ class BenchmarkSpec:
     selftrain: MethodSpec | None = None
 
     @property
+    def runs(self) -> int:
+        """Training runs in the grid (splits default to the split preset's number)."""
+        splits = self.num_splits or get_split_preset(self.split_preset).num_splits
+        return len(self.datasets) * len(self.models) * len(self.methods) * splits * len(self.seeds)
+
+    @property
     def training_label(self) -> str:
         """The training preset as stored in each row's key, self-training included."""
         if self.selftrain is None:
@@ -187,15 +193,7 @@ def run_benchmark(
     """
     if num_threads is not None:
         torch.set_num_threads(num_threads)
-    split_preset = get_split_preset(spec.split_preset)
-    training = get_training_preset(spec.training_preset)
-    num_splits = spec.num_splits or split_preset.num_splits
-    if num_splits < 1:
-        raise RewireError(f"need at least one split, got {num_splits}.")
-    for method in spec.methods:
-        get_method(method.name, **method.params)  # fail fast on bad parameters
-    if spec.selftrain is not None:
-        get_self_trainer(spec.selftrain.name, **spec.selftrain.params)
+    split_preset, training, num_splits = _check(spec)
     cells = [(d, model, m) for d in spec.datasets for model in spec.models for m in spec.methods]
     runs_per_cell = num_splits * len(spec.seeds)
     if progress is not None:
@@ -205,20 +203,7 @@ def run_benchmark(
     all_keys: list[list[RunKey]] = []
     pending: list[tuple[str, Iterator[RunRecord]]] = []
     for dataset, model, method in cells:
-        keys = [
-            RunKey(
-                dataset.key,
-                split_preset.name,
-                split_id,
-                method.name,
-                method.params_hash,
-                model,
-                spec.training_label,
-                seed,
-            )
-            for split_id in range(num_splits)
-            for seed in spec.seeds
-        ]
+        keys = _cell_keys(spec, dataset, model, method, num_splits)
         missing = [k for k in keys if k not in store]
         if progress is not None:
             for _ in range(len(keys) - len(missing)):
@@ -245,7 +230,114 @@ def run_benchmark(
                 _store_rows([cell], store, progress)
         all_keys.append(keys)
     _store_rows(pending, store, progress)
-    return [r for keys in all_keys for k in keys for r in store.records(**_as_filter(k))]
+    return stored_rows(store, [k for keys in all_keys for k in keys])
+
+
+@dataclass(frozen=True)
+class CellTask:
+    """The missing runs of one (dataset, model, method) cell, with all a worker needs to run
+    them on its own (:func:`run_cell`): the dataset spec loads the graph where it runs."""
+
+    dataset: DatasetSpec
+    model: str
+    method: MethodSpec
+    keys: tuple[RunKey, ...]
+    split_preset: str
+    training_preset: str
+    selftrain: MethodSpec | None = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.dataset.key} {self.model} {self.method.label}"
+
+
+def plan_cells(spec: BenchmarkSpec, store: ResultStore) -> tuple[list[RunKey], list[CellTask]]:
+    """Every run key of ``spec`` and, for each cell with runs missing from ``store``, the
+    task that runs them (checked as :func:`run_benchmark` checks them, before any work)."""
+    _, _, num_splits = _check(spec)
+    keys, tasks = [], []
+    for dataset in spec.datasets:
+        for model in spec.models:
+            for method in spec.methods:
+                cell = _cell_keys(spec, dataset, model, method, num_splits)
+                keys += cell
+                missing = tuple(k for k in cell if k not in store)
+                if missing:
+                    tasks.append(
+                        CellTask(
+                            dataset,
+                            model,
+                            method,
+                            missing,
+                            spec.split_preset,
+                            spec.training_preset,
+                            spec.selftrain,
+                        )
+                    )
+    return keys, tasks
+
+
+def run_cell(task: CellTask, store: ResultStore) -> int:
+    """Load, prepare and rewire the cell's graph and train its runs that are still missing
+    from ``store``, storing each row as it finishes (as :func:`run_benchmark` does); return
+    how many rows this call wrote. A task run again after a crash resumes."""
+    missing = [k for k in task.keys if k not in store]
+    if not missing:
+        return 0
+    split_preset = get_split_preset(task.split_preset)
+    training = get_training_preset(task.training_preset)
+    undirected = _undirected(task.dataset, task.method, training)
+    rows = _run_cell(
+        _prepared(task.dataset, undirected, split_preset),
+        task.dataset,
+        task.model,
+        task.method,
+        missing,
+        split_preset,
+        training,
+        package_versions(),
+        task.selftrain,
+    )
+    return sum(store.put(record) for record in rows)
+
+
+def stored_rows(store: ResultStore, keys: list[RunKey]) -> list[RunRecord]:
+    """The stored rows of ``keys``, in their order (keys not stored are left out)."""
+    return [r for k in keys for r in store.records(**_as_filter(k))]
+
+
+def _check(spec: BenchmarkSpec) -> tuple[Any, Any, int]:
+    """The split preset, training preset and number of splits of ``spec``; fails fast on
+    bad method and self-training parameters."""
+    split_preset = get_split_preset(spec.split_preset)
+    training = get_training_preset(spec.training_preset)
+    num_splits = spec.num_splits or split_preset.num_splits
+    if num_splits < 1:
+        raise RewireError(f"need at least one split, got {num_splits}.")
+    for method in spec.methods:
+        get_method(method.name, **method.params)  # fail fast on bad parameters
+    if spec.selftrain is not None:
+        get_self_trainer(spec.selftrain.name, **spec.selftrain.params)
+    return split_preset, training, num_splits
+
+
+def _cell_keys(
+    spec: BenchmarkSpec, dataset: DatasetSpec, model: str, method: MethodSpec, num_splits: int
+) -> list[RunKey]:
+    return [
+        RunKey(
+            dataset.key,
+            get_split_preset(spec.split_preset).name,
+            split_id,
+            method.name,
+            method.params_hash,
+            model,
+            spec.training_label,
+            seed,
+        )
+        for split_id in range(num_splits)
+        for seed in spec.seeds
+    ]
 
 
 def _store_rows(

@@ -1,10 +1,18 @@
-"""Crash-safe result store: one SQLite row per finished training run.
+"""Crash-safe result store: one row per finished training run, in SQLite or PostgreSQL.
 
-The database runs in WAL mode and every row is committed on its own, so a
-benchmark killed at any moment (even with SIGKILL) keeps every finished row and
-leaves a readable file; re-running the benchmark skips the rows already there.
-Rows travel between machines as CSV (:meth:`ResultStore.export_csv` /
-:meth:`ResultStore.import_csv`, gzip-compressed when the name ends in ``.gz``).
+The store lives behind a location: a path is a SQLite file (the default), a
+``postgresql://`` (or ``postgresql+psycopg://``) URL a PostgreSQL database that many
+workers share. Both go through one code path, SQLAlchemy Core, with one schema. The key of a
+run (:class:`RunKey`) is the table's primary key and a row is inserted with
+``ON CONFLICT DO NOTHING``, so a key is written once: concurrent workers that finish the
+same run store one row, and no worker's row is lost. PostgreSQL needs the ``distributed``
+extra (``psycopg``).
+
+Every row is committed on its own. The SQLite file runs in WAL mode, so a benchmark killed
+at any moment (even with SIGKILL) keeps every finished row and leaves a readable file;
+re-running the benchmark skips the rows already there. Rows travel between machines as CSV
+(:meth:`ResultStore.export_csv` / :meth:`ResultStore.import_csv`, gzip-compressed when the
+name ends in ``.gz``).
 
 Each row also keeps the rewiring's report (:meth:`~rewirekit.methods.base.RewireReport.compact`:
 edits asked and made, the solver, alignments, ...) as a JSON column, ``rewire_report``. Files
@@ -19,37 +27,43 @@ import gzip
 import hashlib
 import io
 import json
-import sqlite3
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import IO, Any
 
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection, Engine
+
 from rewirekit.errors import RewireError
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS results (
-    dataset TEXT NOT NULL,
-    split_preset TEXT NOT NULL,
-    split_id INTEGER NOT NULL,
-    method TEXT NOT NULL,
-    params_hash TEXT NOT NULL,
-    model TEXT NOT NULL,
-    training_preset TEXT NOT NULL,
-    seed INTEGER NOT NULL,
-    params TEXT NOT NULL,
-    test_acc REAL NOT NULL,
-    val_acc REAL NOT NULL,
-    rewire_seconds REAL NOT NULL,
-    train_seconds REAL NOT NULL,
-    epochs INTEGER NOT NULL,
-    versions TEXT NOT NULL,
-    created REAL NOT NULL,
-    rewire_report TEXT,
-    PRIMARY KEY (dataset, split_preset, split_id, method, params_hash, model, training_preset, seed)
+_METADATA = sa.MetaData()
+_RESULTS = sa.Table(
+    "results",
+    _METADATA,
+    sa.Column("dataset", sa.Text, primary_key=True),
+    sa.Column("split_preset", sa.Text, primary_key=True),
+    sa.Column("split_id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("method", sa.Text, primary_key=True),
+    sa.Column("params_hash", sa.Text, primary_key=True),
+    sa.Column("model", sa.Text, primary_key=True),
+    sa.Column("training_preset", sa.Text, primary_key=True),
+    sa.Column("seed", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("params", sa.Text, nullable=False),
+    sa.Column("test_acc", sa.Double, nullable=False),
+    sa.Column("val_acc", sa.Double, nullable=False),
+    sa.Column("rewire_seconds", sa.Double, nullable=False),
+    sa.Column("train_seconds", sa.Double, nullable=False),
+    sa.Column("epochs", sa.Integer, nullable=False),
+    sa.Column("versions", sa.Text, nullable=False),
+    sa.Column("created", sa.Double, nullable=False),
+    sa.Column("rewire_report", sa.Text),
 )
-"""
+#: Any fixed number: the PostgreSQL advisory lock that serialises creating the schema, so
+#: workers opening a fresh database at once do not race on ``CREATE TABLE``.
+_SCHEMA_LOCK = 0x72657769
 
 
 def params_hash(params: dict[str, Any]) -> str:
@@ -101,13 +115,6 @@ _REPORT_COLUMN = "rewire_report"
 _VALUE_COLUMNS = _CSV_COLUMNS[len(_KEY_COLUMNS) :] + ["created", _REPORT_COLUMN]
 
 
-def _add_report_column(conn: sqlite3.Connection) -> None:
-    """Migration: a store written before rows kept their rewiring report gets the column."""
-    columns = {row[1] for row in conn.execute("PRAGMA table_info(results)")}
-    if _REPORT_COLUMN not in columns:
-        conn.execute(f"ALTER TABLE results ADD COLUMN {_REPORT_COLUMN} TEXT")
-
-
 def _report_json(report: dict[str, Any] | None) -> str | None:
     return None if report is None else json.dumps(report, sort_keys=True, default=str)
 
@@ -130,30 +137,82 @@ def package_versions() -> dict[str, str]:
     }
 
 
+def is_store_url(location: str | Path) -> bool:
+    """Whether a ``--store`` value is a database URL (``scheme://...``) rather than a path."""
+    return isinstance(location, str) and "://" in location
+
+
+def database_url(location: str | Path) -> sa.URL:
+    """The SQLAlchemy URL of a store location: a path is a SQLite file (``":memory:"`` a
+    database in memory), and ``postgresql://`` means the psycopg 3 driver."""
+    if not is_store_url(location):
+        if str(location) == ":memory:":
+            return sa.make_url("sqlite://")
+        return sa.URL.create("sqlite", database=str(Path(location).resolve()))
+    try:
+        url = sa.make_url(str(location))
+    except sa.exc.ArgumentError as err:
+        raise RewireError(f"cannot read the store URL {location!r}: {err}.") from None
+    if url.drivername == "postgresql":
+        url = url.set(drivername="postgresql+psycopg")
+    if url.get_backend_name() not in ("sqlite", "postgresql"):
+        raise RewireError(
+            f"unsupported store {url.render_as_string()!r}: give a path (SQLite) or a "
+            "postgresql:// URL."
+        )
+    return url
+
+
 class ResultStore:
-    """SQLite store of :class:`RunRecord` rows, keyed by :class:`RunKey`.
+    """Store of :class:`RunRecord` rows, keyed by :class:`RunKey`, in SQLite or PostgreSQL.
 
     Args:
-        path: the database file (created with its parent folder if absent).
+        location: a path (a SQLite file, created with its parent folder if absent;
+            ``":memory:"`` keeps the rows in memory) or a database URL such as
+            ``postgresql://user@host:5432/rewirekit`` (the ``distributed`` extra).
+
+    Attributes:
+        url: the SQLAlchemy URL as a string (password included), for workers and Optuna.
+        path: the SQLite file, ``None`` for PostgreSQL and a store in memory.
     """
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+    def __init__(self, location: str | Path) -> None:
+        url = database_url(location)
+        self.url = url.render_as_string(hide_password=False)
+        self.path: Path | None = None
+        self._shown = url.render_as_string() if is_store_url(location) else str(location)
         try:
-            self._conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            # In WAL mode NORMAL keeps every committed row across a process kill.
-            self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._conn.execute(_SCHEMA)
-            _add_report_column(self._conn)
-        except sqlite3.DatabaseError as err:
+            self._engine = _engine(url)
+            if url.get_backend_name() == "sqlite" and url.database:
+                self.path = Path(url.database)
+            with self._engine.begin() as conn:
+                if conn.dialect.name == "postgresql":
+                    conn.execute(sa.select(sa.func.pg_advisory_xact_lock(_SCHEMA_LOCK)))
+                _METADATA.create_all(conn)
+                _add_report_column(conn)
+        except ImportError as err:
             raise RewireError(
-                f"cannot open result store {self.path}: {err}; pass another --store path."
+                f"the store {self._shown} needs {err.name}: pip install 'rewirekit[distributed]'."
+            ) from None
+        except sa.exc.SQLAlchemyError as err:
+            raise RewireError(
+                f"cannot open result store {self._shown}: {getattr(err, 'orig', None) or err}; "
+                "pass another "
+                "--store."
             ) from err
+        self._insert = (postgresql if self.dialect == "postgresql" else sqlite).insert
+
+    @property
+    def dialect(self) -> str:
+        """``"sqlite"`` or ``"postgresql"``."""
+        return self._engine.dialect.name
+
+    def __str__(self) -> str:
+        """The location as given, a URL with its password hidden."""
+        return self._shown
 
     def close(self) -> None:
-        self._conn.close()
+        self._engine.dispose()
 
     def __enter__(self) -> ResultStore:
         return self
@@ -162,32 +221,40 @@ class ResultStore:
         self.close()
 
     def __len__(self) -> int:
-        return self._conn.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+        with self._engine.connect() as conn:
+            return conn.execute(sa.select(sa.func.count()).select_from(_RESULTS)).scalar_one()
 
     def __contains__(self, key: RunKey) -> bool:
-        where = " AND ".join(f"{c} = ?" for c in _KEY_COLUMNS)
-        row = self._conn.execute(
-            f"SELECT 1 FROM results WHERE {where}", astuple_key(key)
-        ).fetchone()
-        return row is not None
+        query = sa.select(sa.literal(1)).where(*_key_clause(key)).limit(1)
+        with self._engine.connect() as conn:
+            return conn.execute(query).first() is not None
 
-    def put(self, record: RunRecord) -> None:
-        """Insert one finished run and commit it at once (replaces an equal key)."""
-        values = (
-            *astuple_key(record.key),
-            json.dumps(record.params, sort_keys=True, default=str),
-            record.test_acc,
-            record.val_acc,
-            record.rewire_seconds,
-            record.train_seconds,
-            record.epochs,
-            json.dumps(record.versions, sort_keys=True),
-            time.time(),
-            _report_json(record.rewire_report),
+    def put(self, record: RunRecord) -> bool:
+        """Insert one finished run and commit it at once. A key already stored keeps its
+        row (a key is written once); return whether this row was written."""
+        with self._engine.begin() as conn:
+            return self._put(conn, record)
+
+    def _put(self, conn: Connection, record: RunRecord) -> bool:
+        values = {
+            **_key_values(record.key),
+            "params": json.dumps(record.params, sort_keys=True, default=str),
+            "test_acc": record.test_acc,
+            "val_acc": record.val_acc,
+            "rewire_seconds": record.rewire_seconds,
+            "train_seconds": record.train_seconds,
+            "epochs": record.epochs,
+            "versions": json.dumps(record.versions, sort_keys=True),
+            "created": time.time(),
+            _REPORT_COLUMN: _report_json(record.rewire_report),
+        }
+        statement = (
+            self._insert(_RESULTS)
+            .values(values)
+            .on_conflict_do_nothing()
+            .returning(_RESULTS.c.seed)  # a row comes back only when this one was written
         )
-        names = ", ".join(_KEY_COLUMNS + _VALUE_COLUMNS)
-        marks = ", ".join("?" * len(values))
-        self._conn.execute(f"INSERT OR REPLACE INTO results ({names}) VALUES ({marks})", values)
+        return conn.execute(statement).first() is not None
 
     def export_csv(self, path: str | Path) -> int:
         """Write every row to ``path`` (CSV; gzip if it ends in ``.gz``), in key order, and
@@ -216,10 +283,11 @@ class ResultStore:
 
     def import_csv(self, path: str | Path) -> int:
         """Add the rows of a CSV written by :meth:`export_csv` whose keys are not stored
-        yet (rows already here win); return how many were added. Exports from before the
-        ``rewire_report`` column are read too (their rows have no report)."""
+        yet (rows already here win), in one transaction; return how many were added.
+        Exports from before the ``rewire_report`` column are read too (their rows have no
+        report)."""
         path = Path(path)
-        with _open_text(path, "r") as handle:
+        with _open_text(path, "r") as handle, self._engine.begin() as conn:
             reader = csv.DictReader(handle)
             if reader.fieldnames not in (_CSV_COLUMNS, _CSV_COLUMNS + [_REPORT_COLUMN]):
                 raise RewireError(
@@ -231,12 +299,10 @@ class ResultStore:
                 columns: dict[str, Any] = {
                     c: int(row[c]) if c in ("split_id", "seed") else row[c] for c in _KEY_COLUMNS
                 }
-                key = RunKey(**columns)
-                if key in self:
-                    continue
-                self.put(
+                added += self._put(
+                    conn,
                     RunRecord(
-                        key,
+                        RunKey(**columns),
                         json.loads(row["params"]),
                         float(row["test_acc"]),
                         float(row["val_acc"]),
@@ -245,23 +311,32 @@ class ResultStore:
                         int(row["epochs"]),
                         json.loads(row["versions"]),
                         json.loads(row[_REPORT_COLUMN]) if row.get(_REPORT_COLUMN) else None,
-                    )
+                    ),
                 )
-                added += 1
         return added
 
     def records(self, **filters: Any) -> Iterator[RunRecord]:
-        """All rows, optionally filtered by key columns (e.g. ``dataset="cora"``)."""
+        """All rows, optionally filtered by key columns (e.g. ``dataset="cora"``), in key
+        order (text compared byte by byte on both databases)."""
         unknown = set(filters) - set(_KEY_COLUMNS)
         if unknown:
             raise RewireError(
                 f"cannot filter results by {sorted(unknown)}; use one of {_KEY_COLUMNS}."
             )
-        where = " AND ".join(f"{c} = ?" for c in filters) or "1"
-        names = ", ".join(_KEY_COLUMNS + _VALUE_COLUMNS)
-        order = ", ".join(_KEY_COLUMNS)
-        query = f"SELECT {names} FROM results WHERE {where} ORDER BY {order}"
-        for row in self._conn.execute(query, tuple(filters.values())):
+        order = [
+            _RESULTS.c[c].collate("C")
+            if self.dialect == "postgresql" and isinstance(_RESULTS.c[c].type, sa.Text)
+            else _RESULTS.c[c]
+            for c in _KEY_COLUMNS
+        ]
+        query = (
+            sa.select(*(_RESULTS.c[c] for c in _KEY_COLUMNS + _VALUE_COLUMNS))
+            .where(*(_RESULTS.c[c] == v for c, v in filters.items()))
+            .order_by(*order)
+        )
+        with self._engine.connect() as conn:
+            rows = conn.execute(query).all()
+        for row in rows:
             key = RunKey(*row[: len(_KEY_COLUMNS)])
             (params, test_acc, val_acc, rewire_s, train_s, epochs, versions, _created, report) = (
                 row[len(_KEY_COLUMNS) :]
@@ -277,6 +352,45 @@ class ResultStore:
                 json.loads(versions),
                 None if report is None else json.loads(report),
             )
+
+
+def _engine(url: sa.URL) -> Engine:
+    """An engine for ``url``. SQLite: WAL, ``synchronous=NORMAL`` (in WAL mode it keeps every
+    committed row across a process kill) and a 30 s wait for a writer's lock; a database in
+    memory is one connection shared by all users of the store."""
+    if url.get_backend_name() != "sqlite":
+        return sa.create_engine(url, pool_pre_ping=True)
+    if url.database:
+        Path(url.database).parent.mkdir(parents=True, exist_ok=True)
+        engine = sa.create_engine(url, connect_args={"timeout": 30.0})
+    else:
+        engine = sa.create_engine(
+            url, poolclass=sa.pool.StaticPool, connect_args={"check_same_thread": False}
+        )
+
+    @sa.event.listens_for(engine, "connect")
+    def _pragmas(dbapi_connection: Any, _record: Any) -> None:
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+    return engine
+
+
+def _add_report_column(conn: Connection) -> None:
+    """Migration: a store written before rows kept their rewiring report gets the column."""
+    columns = {c["name"] for c in sa.inspect(conn).get_columns("results")}
+    if _REPORT_COLUMN not in columns:
+        conn.execute(sa.text(f"ALTER TABLE results ADD COLUMN {_REPORT_COLUMN} TEXT"))
+
+
+def _key_values(key: RunKey) -> dict[str, Any]:
+    return {c: getattr(key, c) for c in _KEY_COLUMNS}
+
+
+def _key_clause(key: RunKey) -> list[Any]:
+    return [_RESULTS.c[c] == v for c, v in _key_values(key).items()]
 
 
 def _open_text(path: Path, mode: str) -> IO[str]:

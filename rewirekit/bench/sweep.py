@@ -5,7 +5,8 @@ A :class:`Sweep` names what to compare; :func:`expand` turns it into one
 dataset is evaluated on (:func:`~rewirekit.datasets.choose_split_preset`) and with each
 method's parameters resolved for that dataset by a preset hook (:data:`ParameterHook`; the
 default, :func:`paper_parameters`, gives JDR the JDR paper's tuned settings on the cSBM
-angle it runs on). :func:`run_sweep` runs the cells into a result store, resumably.
+angle it runs on). :func:`run_sweep` runs the cells into a result store,
+resumably, in this process or on a Ray cluster (:mod:`rewirekit.bench.backends`).
 
 A dataset spec carries its generator parameters (:attr:`DatasetSpec.params
 <rewirekit.bench.runner.DatasetSpec.params>`: the cSBM's size, angle φ and seed), so hooks
@@ -18,11 +19,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rewirekit.bench.backends import Backend, run_benchmarks
 from rewirekit.bench.presets import csbm_jdr_params
 from rewirekit.bench.report import PairedRow
-from rewirekit.bench.runner import BenchmarkSpec, DatasetSpec, MethodSpec, Progress, run_benchmark
+from rewirekit.bench.runner import BenchmarkSpec, DatasetSpec, MethodSpec, Progress
 from rewirekit.bench.store import ResultStore, RunRecord
-from rewirekit.datasets import SplitChoice, choose_split_preset, get_split_preset
+from rewirekit.datasets import SplitChoice, choose_split_preset
 
 #: The demo's cSBM: smaller than the JDR paper's (N=5000, F=2000) so it runs in minutes.
 DEMO_CSBM = {"num_nodes": 1000, "num_features": 400}
@@ -104,7 +106,7 @@ class Plan:
     @property
     def runs(self) -> int:
         """Training runs in the plan (splits default to each split preset's number)."""
-        return sum(_run_count(spec) for spec in self.benchmarks)
+        return sum(spec.runs for spec in self.benchmarks)
 
 
 def expand(sweep: Sweep) -> Plan:
@@ -142,15 +144,14 @@ def run_sweep(
     progress: Progress | None = None,
     *,
     num_threads: int | None = 1,
+    backend: Backend | None = None,
 ) -> list[RunRecord]:
-    """Run every missing row of ``plan`` into ``store`` (one progress total for all of it);
-    return every row of the plan."""
-    shared = None if progress is None else _SharedProgress(progress, plan.runs)
-    return [
-        record
-        for spec in plan.benchmarks
-        for record in run_benchmark(spec, store, shared, num_threads=num_threads)
-    ]
+    """Run every missing row of ``plan`` into ``store`` (one progress total for all of it),
+    in this process or on ``backend`` (:mod:`rewirekit.bench.backends`); return every row
+    of the plan."""
+    return run_benchmarks(
+        plan.benchmarks, store, progress, num_threads=num_threads, backend=backend
+    )
 
 
 def sweep_verdict(
@@ -182,23 +183,3 @@ def sweep_verdict(
             for phi, c in below
         ]
     return lines
-
-
-def _run_count(spec: BenchmarkSpec) -> int:
-    splits = spec.num_splits or get_split_preset(spec.split_preset).num_splits
-    return len(spec.datasets) * len(spec.models) * len(spec.methods) * splits * len(spec.seeds)
-
-
-class _SharedProgress:
-    """One progress display for several runner calls: started once with the grand total."""
-
-    def __init__(self, progress: Progress, total: int) -> None:
-        self._progress, self._total, self._started = progress, total, False
-
-    def start(self, total: int) -> None:
-        if not self._started:
-            self._progress.start(self._total)
-            self._started = True
-
-    def advance(self, description: str) -> None:
-        self._progress.advance(description)

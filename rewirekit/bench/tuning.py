@@ -1,9 +1,14 @@
 """Hyperparameter search for rewiring methods with Optuna, on validation accuracy.
 
 Each evaluation benchmarks one parameter set over the first ``num_splits`` splits; its rows go
-to the result store like any benchmark row, and the Optuna study lives in the same SQLite
-file. Selection sees validation accuracy only: the test accuracy of the chosen parameter set is
-read from the store once the search is over (:attr:`TuningResult.test_acc`).
+to the result store like any benchmark row, and the Optuna study lives in the same database
+(Optuna's RDB storage on the store's URL: the same SQLite file, or the same PostgreSQL
+database, see :func:`study_storage`). With a Ray backend each evaluation runs as a Ray task;
+the trials of one study still run one after another (each proposal of the sampler depends on
+every earlier result), so a leaderboard, whose cells are studies of their own, is what runs
+side by side on a cluster. Selection sees validation accuracy only: the test accuracy of the
+chosen parameter set is read from the store once the search is over
+(:attr:`TuningResult.test_acc`).
 
 No parameter set is evaluated twice. When the sampler (TPE) proposes a set the study has
 already evaluated, or one the method refused, the proposal is told the stored outcome, marked
@@ -27,6 +32,7 @@ from typing import Any
 
 import numpy as np
 import optuna
+import sqlalchemy
 from optuna.distributions import (
     BaseDistribution,
     CategoricalDistribution,
@@ -35,8 +41,9 @@ from optuna.distributions import (
 )
 from optuna.trial import FrozenTrial, TrialState
 
+from rewirekit.bench.backends import Backend, run_benchmarks
 from rewirekit.bench.presets import tuned_preset_name
-from rewirekit.bench.runner import BenchmarkSpec, DatasetSpec, MethodSpec, Progress, run_benchmark
+from rewirekit.bench.runner import BenchmarkSpec, DatasetSpec, MethodSpec, Progress
 from rewirekit.bench.store import ResultStore, RunRecord
 from rewirekit.datasets import DatasetUnavailable
 from rewirekit.errors import RewireError
@@ -152,6 +159,7 @@ def tune(
     model_space: SearchSpace | None = None,
     seed: int = 0,
     progress: Progress | None = None,
+    backend: Backend | None = None,
 ) -> TuningResult:
     """Run (or resume) an Optuna search until ``trials`` distinct parameter sets are evaluated.
 
@@ -161,7 +169,7 @@ def tune(
     :func:`~rewirekit.bench.presets.tuned_preset_name`, so their rows are stored apart).
 
     The objective is the mean validation accuracy over splits ``0 .. num_splits-1`` and the
-    training ``seeds``. Fewer
+    training ``seeds``; each evaluation runs in this process or on ``backend``. Fewer
     than ``trials`` sets are evaluated when a finite space runs out
     (:attr:`TuningResult.exhausted`) or when the method refuses ``3 * trials`` proposals in
     one call. Parameter sets the method refuses (``RewireError``) fail their trial, not the
@@ -184,7 +192,7 @@ def tune(
     name = f"{method}|{dataset.key}|{split_preset}|{training_preset}|{model}|{num_splits}"
     if model_space or seeds != (0,):
         name += f"|model={sorted(model_space or {})}|seeds={list(seeds)}"
-    storage = optuna.storages.RDBStorage(f"sqlite:///{store.path}")
+    storage = study_storage(store)
     study = optuna.create_study(
         study_name=name,
         storage=storage,
@@ -206,7 +214,7 @@ def tune(
             num_splits=num_splits,
             seeds=seeds,
         )
-        return run_benchmark(spec, store)
+        return run_benchmarks([spec], store, backend=backend)
 
     tried = {_key(t.params): t for t in _outcomes(study)}  # evaluated or refused
     evaluated = sum(t.state == TrialState.COMPLETE for t in tried.values())
@@ -255,6 +263,17 @@ def tune(
         space_size=space_size(space),
         requested=trials,
     )
+
+
+def study_storage(store: ResultStore) -> optuna.storages.RDBStorage:
+    """Optuna's RDB storage in the store's own database (its tables beside ``results``).
+    SQLite waits up to 30 s for another writer's lock, as the store does; on PostgreSQL a
+    connection lasts one storage call (no pool), so studies left behind in a long-lived Ray
+    worker hold no connections."""
+    kwargs: dict[str, Any] = {"connect_args": {"timeout": 30.0}}
+    if store.dialect != "sqlite":
+        kwargs = {"poolclass": sqlalchemy.pool.NullPool}
+    return optuna.storages.RDBStorage(store.url, engine_kwargs=kwargs)
 
 
 def trial_value(trial: FrozenTrial) -> float:

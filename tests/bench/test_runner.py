@@ -171,3 +171,26 @@ def test_interleave_completes_pairs_split_by_split(tmp_path):
     assert order == ["none", "random(add=10,seed=0)"] * 3
     # the same rows, whatever the order they were trained in
     assert [(r.key, r.test_acc) for r in interleaved] == [(r.key, r.test_acc) for r in in_turn]
+
+
+def test_cell_tasks_run_on_their_own_store_the_rows_run_benchmark_stores(tmp_path):
+    from rewirekit.bench.runner import plan_cells, run_cell
+
+    dataset = DatasetSpec.csbm(num_nodes=60, num_features=10, phi=0.5, seed=0)
+    methods = [MethodSpec("none"), MethodSpec("random", {"add": 10})]
+    spec = BenchmarkSpec([dataset], methods, ["gcn"], "sparse", "jdr", num_splits=2)
+    with ResultStore(tmp_path / "a.db") as a, ResultStore(tmp_path / "b.db") as b:
+        expected = run_benchmark(spec, a)
+        keys, tasks = plan_cells(spec, b)
+        assert keys == [r.key for r in expected]
+        assert [t.label for t in tasks] == [
+            f"{dataset.key} gcn none",
+            f"{dataset.key} gcn random(add=10)",
+        ]
+        assert [run_cell(t, b) for t in tasks] == [2, 2]
+        assert [run_cell(t, b) for t in tasks] == [0, 0]  # a task run again finds its rows
+        assert plan_cells(spec, b) == (keys, [])
+        got = list(b.records())
+    assert {r.key: (r.test_acc, r.val_acc, r.epochs) for r in got} == {
+        r.key: (r.test_acc, r.val_acc, r.epochs) for r in expected
+    }
