@@ -62,6 +62,7 @@ _RADIUS_MARGIN = 1e-9
 EPSILON = 1e-7
 """GraphRicciCurvature's ``EPSILON``: the uniform-fallback and zero-distance threshold."""
 _MASS_TOL = 1e-14  # mass below this (relative to the measure's total) is not transported
+_ALL_STAGES = 4  # shared mass, costs, greedy start, simplex: the kernels' ``stages``
 
 
 @dataclass(frozen=True)
@@ -394,45 +395,48 @@ def _transport(
     source_row: np.ndarray,
     target: Measures,
     target_row: np.ndarray,
+    stages: int = _ALL_STAGES,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """W1(source[source_row[k]], target[target_row[k]]) and d(x_k, y_k) for every k."""
+    """W1(source[source_row[k]], target[target_row[k]]) and d(x_k, y_k) for every k.
+
+    ``stages`` below ``_ALL_STAGES`` cuts the work short, for ``benchmarks/orc_profile.py``:
+    0 = the set-up only (the Dijkstra balls, or the grouping by hub), then 1 = shared mass
+    removed, 2 = costs built, 3 = greedy start (W1 is its cost), 4 = simplex."""
     ptr_s = source.ptr.astype(np.int64)
     ptr_t = target.ptr.astype(np.int64)
     nodes_s, mass_s = source.nodes.astype(np.int64), source.mass.astype(np.float64)
     nodes_t, mass_t = target.nodes.astype(np.int64), target.mass.astype(np.float64)
     if x.size == 0:
         return np.zeros(0), np.zeros(0)
+    source_row = source_row.astype(np.int64)
+    target_row = target_row.astype(np.int64)
+    chunks = min(x.size, 64 * numba.get_num_threads())
     if np.isfinite(graph.unit):
-        ball_ptr = np.zeros(1, dtype=np.int64)
-        ball_nodes = np.zeros(0, dtype=np.int64)
-        ball_dist = np.zeros(0)
-        ball_of = np.zeros(0, dtype=np.int64)
-    else:
-        ball_ptr, ball_nodes, ball_dist, ball_of = _balls(
-            graph, x, y, ptr_s, nodes_s, source_row, ptr_t, nodes_t, target_row
-        )
-    return _transport_kernel(
-        graph.num_nodes,
-        graph.indptr,
-        graph.indices,
-        graph.lengths,
-        graph.unit if np.isfinite(graph.unit) else -1.0,
-        x,
-        y,
-        ptr_s,
-        nodes_s,
-        mass_s,
-        source_row.astype(np.int64),
-        ptr_t,
-        nodes_t,
-        mass_t,
-        target_row.astype(np.int64),
-        ball_ptr,
-        ball_nodes,
-        ball_dist,
-        ball_of,
-        min(x.size, 64 * numba.get_num_threads()),
+        # Group the edges by their endpoint of larger degree ("hub"); that endpoint's measure
+        # is the column side, so the hub's neighbourhood bitsets serve all its edges.
+        degree = np.diff(graph.indptr)
+        swap = degree[x] > degree[y]
+        hub = np.where(swap, x, y)
+        order = np.argsort(hub, kind="stable")
+        group_ptr = np.r_[0, np.flatnonzero(np.diff(hub[order])) + 1, x.size]
+        if stages == 0:
+            return np.zeros(x.size), np.full(x.size, graph.unit)
+        w1 = _hop_kernel(
+            graph.num_nodes, graph.indptr, graph.indices, graph.unit, group_ptr, order, swap,
+            ptr_s, nodes_s, mass_s, source_row, ptr_t, nodes_t, mass_t, target_row,
+            min(group_ptr.size - 1, 8 * numba.get_num_threads()), stages,
+        )  # fmt: skip
+        return w1, np.full(x.size, graph.unit)
+    ball_ptr, ball_nodes, ball_dist, ball_of = _balls(
+        graph, x, y, ptr_s, nodes_s, source_row, ptr_t, nodes_t, target_row
     )
+    if stages == 0:
+        return np.zeros(x.size), np.zeros(x.size)
+    return _transport_kernel(
+        graph.num_nodes, graph.indptr, graph.indices, x, y,
+        ptr_s, nodes_s, mass_s, source_row, ptr_t, nodes_t, mass_t, target_row,
+        ball_ptr, ball_nodes, ball_dist, ball_of, chunks, stages,
+    )  # fmt: skip
 
 
 def _balls(
@@ -606,16 +610,17 @@ def _ball_distance(ball_ptr, ball_nodes, ball_dist, ball, target):
 
 @numba.njit(parallel=True, cache=True)
 def _transport_kernel(
-    n, indptr, indices, lengths, unit, x, y,
+    n, indptr, indices, x, y,
     ptr_s, nodes_s, mass_s, row_s, ptr_t, nodes_t, mass_t, row_t,
-    ball_ptr, ball_nodes, ball_dist, ball_of, chunks,
+    ball_ptr, ball_nodes, ball_dist, ball_of, chunks, stages,
 ):  # fmt: skip
+    """W1 and d(x, y) per query edge on a weighted graph, costs read from the Dijkstra balls.
+    ``stages`` < ``_ALL_STAGES`` stops each edge after that many stages (for profiling)."""
     k_total = x.size
     w1 = np.zeros(k_total)
     dxy = np.zeros(k_total)
     for c in numba.prange(chunks):
         mark = np.full(n, -1, dtype=np.int64)
-        slot = np.full(n, -1, dtype=np.int64)
         for k in range(c, k_total, chunks):
             rs, rt = row_s[k], row_t[k]
             s_nodes, s_mass = _reduced(
@@ -626,18 +631,150 @@ def _transport_kernel(
                 nodes_t[ptr_t[rt] : ptr_t[rt + 1]], mass_t[ptr_t[rt] : ptr_t[rt + 1]],
                 nodes_s[ptr_s[rs] : ptr_s[rs + 1]], mass_s[ptr_s[rs] : ptr_s[rs + 1]], mark,
             )  # fmt: skip
-            if unit >= 0:
-                dxy[k] = unit
-                cost = _hop_costs(indptr, indices, s_nodes, t_nodes, mark, slot) * unit
-            else:
-                dxy[k] = _ball_distance(ball_ptr, ball_nodes, ball_dist, ball_of[x[k]], y[k])
-                cost = np.empty((s_nodes.size, t_nodes.size))
-                for i in range(s_nodes.size):
-                    b = ball_of[s_nodes[i]]
-                    for j in range(t_nodes.size):
-                        cost[i, j] = _ball_distance(ball_ptr, ball_nodes, ball_dist, b, t_nodes[j])
-            w1[k] = _emd(s_mass, t_mass, cost, unit >= 0)
+            dxy[k] = _ball_distance(ball_ptr, ball_nodes, ball_dist, ball_of[x[k]], y[k])
+            if stages < 2:
+                continue
+            cost = np.empty((s_nodes.size, t_nodes.size))
+            for i in range(s_nodes.size):
+                b = ball_of[s_nodes[i]]
+                for j in range(t_nodes.size):
+                    cost[i, j] = _ball_distance(ball_ptr, ball_nodes, ball_dist, b, t_nodes[j])
+            if stages >= 3:
+                w1[k] = _emd(s_mass, t_mass, cost, stages >= 4)
     return w1, dxy
+
+
+@numba.njit(parallel=True, cache=True)
+def _hop_kernel(
+    n, indptr, indices, unit, group_ptr, order, swap,
+    ptr_s, nodes_s, mass_s, row_s, ptr_t, nodes_t, mass_t, row_t, chunks, stages,
+):  # fmt: skip
+    """W1 per query edge when every length is ``unit`` (hop distances 1, 2, 3 times ``unit``).
+
+    The queries come in groups sharing an endpoint, the hub (``order[group_ptr[g]:
+    group_ptr[g + 1]]``); a query's measure at the hub (the source measure where ``swap``,
+    else the target) is its column side. Per group: the universe ``U`` is the union of the
+    column supports; each node ``z`` next to ``U`` gets a bitset of its neighbours in ``U``;
+    each row-side node ``a`` gets, once per group, two bitsets over ``U`` (distance 1:
+    ``z = a``'s own bitset; distance <= 2: the union over its neighbours). An edge's rows are
+    these masked to its column support; equal rows merge on the words (``_distinct_rows``)
+    before the small ``rows × columns`` matrix is built, whose equal columns merge next
+    (masses added; exact: a plan of the merged problem splits in proportion). A cost is 1
+    (an edge), 2 (a common neighbour) or 3 (the path through the query edge, as both
+    supports lie in ``N[x] ∪ N[y]``). ``stages`` as in ``_transport_kernel``."""
+    w1 = np.zeros(row_s.size)
+    groups = group_ptr.size - 1
+    for c in numba.prange(chunks):
+        mark = np.full(n, -1, dtype=np.int64)  # _reduced's scratch
+        position = np.full(n, -1, dtype=np.int64)  # node -> its bit in U
+        slot = np.full(n, -1, dtype=np.int64)  # node next to U -> its row of ``bits``
+        cached = np.full(n, -1, dtype=np.int64)  # row-side node -> its row of ``sig``
+        for g in range(c, groups, chunks):
+            members = order[group_ptr[g] : group_ptr[g + 1]]
+            col_size = 0
+            row_size = 0
+            for k in members:
+                rs, rt = row_s[k], row_t[k]
+                col_size += ptr_s[rs + 1] - ptr_s[rs] if swap[k] else ptr_t[rt + 1] - ptr_t[rt]
+                row_size += ptr_t[rt + 1] - ptr_t[rt] if swap[k] else ptr_s[rs + 1] - ptr_s[rs]
+            universe = np.empty(col_size, dtype=np.int64)
+            size = 0
+            for k in members:
+                if swap[k]:
+                    col_nodes = nodes_s[ptr_s[row_s[k]] : ptr_s[row_s[k] + 1]]
+                else:
+                    col_nodes = nodes_t[ptr_t[row_t[k]] : ptr_t[row_t[k] + 1]]
+                for v in col_nodes:
+                    if position[v] < 0:
+                        position[v] = size
+                        universe[size] = v
+                        size += 1
+            words = (size + 63) // 64
+            touched = 0
+            for j in range(size):
+                touched += indptr[universe[j] + 1] - indptr[universe[j]]
+            near = np.empty(touched, dtype=np.int64)
+            count = 0
+            for j in range(size):
+                for e in range(indptr[universe[j]], indptr[universe[j] + 1]):
+                    z = indices[e]
+                    if slot[z] < 0:
+                        slot[z] = count
+                        near[count] = z
+                        count += 1
+            bits = np.zeros((count, words), dtype=np.uint64)
+            for j in range(size):
+                bit = np.uint64(1) << np.uint64(j & 63)
+                for e in range(indptr[universe[j]], indptr[universe[j] + 1]):
+                    bits[slot[indices[e]], j >> 6] |= bit
+            sig = np.zeros((row_size, 2 * words), dtype=np.uint64)  # [distance 1 | <= 2]
+            sig_nodes = np.empty(row_size, dtype=np.int64)
+            signed = 0
+            mask = np.empty(words, dtype=np.uint64)
+            for k in members:
+                rs, rt = row_s[k], row_t[k]
+                a_nodes, a_mass = (
+                    nodes_s[ptr_s[rs] : ptr_s[rs + 1]],
+                    mass_s[ptr_s[rs] : ptr_s[rs + 1]],
+                )
+                b_nodes, b_mass = (
+                    nodes_t[ptr_t[rt] : ptr_t[rt + 1]],
+                    mass_t[ptr_t[rt] : ptr_t[rt + 1]],
+                )
+                if swap[k]:
+                    a_nodes, a_mass, b_nodes, b_mass = b_nodes, b_mass, a_nodes, a_mass
+                s_nodes, s_mass = _reduced(a_nodes, a_mass, b_nodes, b_mass, mark)
+                t_nodes, t_mass = _reduced(b_nodes, b_mass, a_nodes, a_mass, mark)
+                if stages < 2:
+                    continue
+                ns, nt = s_nodes.size, t_nodes.size
+                mask[:] = 0
+                for v in t_nodes:
+                    mask[position[v] >> 6] |= np.uint64(1) << np.uint64(position[v] & 63)
+                rows = np.empty((ns, 2 * words), dtype=np.uint64)
+                for i in range(ns):
+                    a = s_nodes[i]
+                    if cached[a] < 0:
+                        cached[a] = signed
+                        sig_nodes[signed] = a
+                        if slot[a] >= 0:
+                            sig[signed, :words] = bits[slot[a]]
+                        for e in range(indptr[a], indptr[a + 1]):
+                            z = slot[indices[e]]
+                            if z >= 0:
+                                for w in range(words):
+                                    sig[signed, words + w] |= bits[z, w]
+                        for w in range(words):
+                            sig[signed, words + w] |= sig[signed, w]
+                        signed += 1
+                    r = cached[a]
+                    for w in range(words):
+                        rows[i, w] = sig[r, w] & mask[w]
+                        rows[i, words + w] = sig[r, words + w] & mask[w]
+                keep, p = _distinct_rows(rows, s_mass)
+                code = np.empty((nt, keep.size), dtype=np.uint8)  # transposed: columns merge
+                for j in range(nt):
+                    w = position[t_nodes[j]] >> 6
+                    bit = np.uint64(1) << np.uint64(position[t_nodes[j]] & 63)
+                    for r in range(keep.size):
+                        i = keep[r]
+                        code[j, r] = (
+                            1 if rows[i, w] & bit else (2 if rows[i, words + w] & bit else 3)
+                        )
+                cols, q = _distinct_rows(code, t_mass)
+                cost = np.empty((keep.size, cols.size))
+                for r in range(keep.size):
+                    for t in range(cols.size):
+                        cost[r, t] = code[cols[t], r] * unit
+                if stages >= 3:
+                    w1[k] = _emd(p, q, cost, stages >= 4)
+            for i in range(signed):
+                cached[sig_nodes[i]] = -1
+            for j in range(size):
+                position[universe[j]] = -1
+            for i in range(count):
+                slot[near[i]] = -1
+    return w1
 
 
 @numba.njit(cache=True)
@@ -663,64 +800,15 @@ def _reduced(nodes, mass, other_nodes, other_mass, mark):
 
 
 @numba.njit(cache=True)
-def _hop_costs(indptr, indices, s_nodes, t_nodes, mark, slot):
-    """Hop distances between disjoint supports in ``N[x] ∪ N[y]`` of an edge ``(x, y)``: 1 for
-    an edge, 2 for a common neighbour, else 3 (the path through the edge). Each neighbour
-    ``z`` of a target gets a bitset of the targets adjacent to it; a source's 2-hop targets
-    are the union of its neighbours' bitsets. ``mark`` and ``slot`` are scratch of -1
-    (restored)."""
-    ns, nt = s_nodes.size, t_nodes.size
-    words = (nt + 63) // 64
-    cost = np.full((ns, nt), 3.0)
-    touched = 0
-    for j in range(nt):
-        mark[t_nodes[j]] = j
-        touched += indptr[t_nodes[j] + 1] - indptr[t_nodes[j]]
-    seen = np.empty(touched, dtype=np.int64)
-    count = 0
-    for j in range(nt):
-        for p in range(indptr[t_nodes[j]], indptr[t_nodes[j] + 1]):
-            z = indices[p]
-            if slot[z] < 0:
-                slot[z] = count
-                seen[count] = z
-                count += 1
-    bits = np.zeros((count, words), dtype=np.uint64)
-    for j in range(nt):
-        bit = np.uint64(1) << np.uint64(j & 63)
-        for p in range(indptr[t_nodes[j]], indptr[t_nodes[j] + 1]):
-            bits[slot[indices[p]], j >> 6] |= bit
-    reach = np.empty(words, dtype=np.uint64)
-    for i in range(ns):
-        reach[:] = 0
-        a = s_nodes[i]
-        for p in range(indptr[a], indptr[a + 1]):
-            z = indices[p]
-            if mark[z] >= 0:
-                cost[i, mark[z]] = 1.0
-            if slot[z] >= 0:
-                for w in range(words):
-                    reach[w] |= bits[slot[z], w]
-        for j in range(nt):
-            if cost[i, j] > 2.0 and (reach[j >> 6] >> np.uint64(j & 63)) & np.uint64(1):
-                cost[i, j] = 2.0
-    for j in range(nt):
-        mark[t_nodes[j]] = -1
-    for k in range(count):
-        slot[seen[k]] = -1
-    return cost
-
-
-@numba.njit(cache=True)
-def _merge_equal_rows(cost, mass):
-    """Merge rows of ``cost`` that are equal, adding their masses (an exact reduction: a plan
-    for the merged row splits in proportion). Returns the distinct rows and their masses."""
-    m, n = cost.shape
-    hashes = np.empty(m, dtype=np.int64)
+def _distinct_rows(table, mass):
+    """The distinct rows of an integer ``table`` (hashed, then compared word by word): the
+    index of one row per class and each class's total ``mass``."""
+    m, n = table.shape
+    hashes = np.empty(m, dtype=np.uint64)
     for i in range(m):
-        h = np.int64(1469598103934665603)
+        h = np.uint64(14695981039346656037)
         for j in range(n):
-            h = (h ^ np.int64(cost[i, j] * 1024.0)) * np.int64(1099511628211)
+            h = (h ^ np.uint64(table[i, j])) * np.uint64(1099511628211)
         hashes[i] = h
     order = np.argsort(hashes, kind="mergesort")
     keep = np.empty(m, dtype=np.int64)
@@ -729,10 +817,10 @@ def _merge_equal_rows(cost, mass):
     for t in range(m):
         i = order[t]
         if groups > 0 and hashes[keep[groups - 1]] == hashes[i]:
-            same = True
             r = keep[groups - 1]
+            same = True
             for j in range(n):
-                if cost[r, j] != cost[i, j]:
+                if table[r, j] != table[i, j]:
                     same = False
                     break
             if same:
@@ -741,10 +829,7 @@ def _merge_equal_rows(cost, mass):
         keep[groups] = i
         merged[groups] = mass[i]
         groups += 1
-    out = np.empty((groups, n))
-    for g in range(groups):
-        out[g] = cost[keep[g]]
-    return out, merged[:groups].copy()
+    return keep[:groups].copy(), merged[:groups].copy()
 
 
 @numba.njit(cache=True)
@@ -759,10 +844,10 @@ def _only_plan(p, q, cost):
 
 
 @numba.njit(cache=True)
-def _emd(p, q, cost, merge):
+def _emd(p, q, cost, simplex=True):
     """Exact earth mover's distance between masses ``p`` (rows) and ``q`` (columns) of equal
-    total under ``cost``: equal rows and columns merged if ``merge`` (worth it for the few
-    distinct hop costs), bounds first, then the transportation simplex."""
+    total under ``cost``: bounds first, then the transportation simplex (skipped, and the
+    greedy plan's cost returned, if not ``simplex``: for profiling)."""
     m, n = cost.shape
     if m == 0 or n == 0:
         return 0.0
@@ -770,13 +855,6 @@ def _emd(p, q, cost, merge):
         return _only_plan(p, q, cost)
     # Normalise the column total to the row total (they agree up to rounding).
     q = q * (p.sum() / q.sum())
-    if merge:
-        cost, p = _merge_equal_rows(cost, p)
-        cost_t, q = _merge_equal_rows(cost.T.copy(), q)
-        cost = cost_t.T.copy()
-        m, n = cost.shape
-        if m == 1 or n == 1:
-            return _only_plan(p, q, cost)
     lower_rows = 0.0
     for i in range(m):
         lower_rows += p[i] * cost[i].min()
@@ -788,7 +866,7 @@ def _emd(p, q, cost, merge):
     flow = np.empty(m + n - 1)
     upper = _greedy_basis(cost, p, q, bi, bj, flow)
     scale = 1.0 + cost.max()
-    if upper - max(lower_rows, lower_cols) <= 1e-13 * scale:
+    if not simplex or upper - max(lower_rows, lower_cols) <= 1e-13 * scale:
         return upper
     return _simplex(cost, bi, bj, flow, scale)
 
