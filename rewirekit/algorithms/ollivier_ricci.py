@@ -474,10 +474,17 @@ def _balls(
     radius[centres] *= 1.0 + _RADIUS_MARGIN
     ball_of = np.full(n, -1, dtype=np.int64)
     ball_of[centres] = np.arange(centres.size)
+    # Which queries each centre serves: those with it in the source support, and x's own.
+    entry_ball = ball_of[np.r_[s_nodes, x]]
+    entry_query = np.r_[np.repeat(np.arange(x.size), s_len), np.arange(x.size)]
+    by_ball = np.argsort(entry_ball, kind="stable")
+    query_ptr = np.zeros(centres.size + 1, dtype=np.int64)
+    np.cumsum(np.bincount(entry_ball, minlength=centres.size), out=query_ptr[1:])
     chunks = min(centres.size, 8 * numba.get_num_threads())
     ptr, nodes, dist = _dijkstra_balls(
-        graph.indptr, graph.indices, graph.lengths, centres, radius[centres], chunks
-    )
+        graph.indptr, graph.indices, graph.lengths, centres, radius[centres],
+        query_ptr, entry_query[by_ball], y, ptr_t, nodes_t, target_row, chunks,
+    )  # fmt: skip
     return ptr, nodes, dist, ball_of
 
 
@@ -495,16 +502,22 @@ def _edge_lengths(graph: _Graph, x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 @numba.njit(cache=True)
-def _dijkstra_one(indptr, indices, lengths, source, radius, dist, heap_d, heap_v, out_v, out_d):
-    """Distances from ``source`` to all nodes within ``radius`` (written to ``out_v``/``out_d``
-    in settle order; returns their count). ``dist`` is scratch of +inf, restored on exit."""
-    size = 0
-    count = 0
+def _dijkstra_one(
+    indptr, indices, lengths, source, radius, wanted, want, stamp, dist, heap_d, heap_v,
+    touched, out_v, out_d,
+):  # fmt: skip
+    """Distances from ``source`` to the ``wanted`` nodes ``v`` with ``want[v] == stamp``, by
+    Dijkstra pruned at ``radius`` and stopped once all are settled; they go to
+    ``out_v``/``out_d`` in settle order (returns their count). ``dist`` is scratch of +inf,
+    restored on exit."""
+    found = 0
+    reached = 1
+    touched[0] = source
     dist[source] = 0.0
     heap_d[0] = 0.0
     heap_v[0] = source
     size = 1
-    while size > 0:
+    while size > 0 and found < wanted:
         d = heap_d[0]
         v = heap_v[0]
         size -= 1
@@ -524,14 +537,18 @@ def _dijkstra_one(indptr, indices, lengths, source, radius, dist, heap_d, heap_v
             heap_d[i], heap_v[i] = ld, lv
         if d > dist[v] or d < 0:  # stale entry (settled nodes are marked with -1 - dist)
             continue
-        out_v[count] = v
-        out_d[count] = d
-        count += 1
+        if want[v] == stamp:
+            out_v[found] = v
+            out_d[found] = d
+            found += 1
         dist[v] = -1.0 - d
         for k in range(indptr[v], indptr[v + 1]):
             u = indices[k]
             nd = d + lengths[k]
             if nd <= radius and (dist[u] >= 0 and nd < dist[u]):
+                if dist[u] == np.inf:
+                    touched[reached] = u
+                    reached += 1
                 dist[u] = nd
                 i = size
                 size += 1
@@ -542,56 +559,71 @@ def _dijkstra_one(indptr, indices, lengths, source, radius, dist, heap_d, heap_v
                     heap_d[i], heap_v[i] = heap_d[p], heap_v[p]
                     i = p
                 heap_d[i], heap_v[i] = nd, u
-    for k in range(count):
-        dist[out_v[k]] = np.inf
-    return count
+    for k in range(reached):
+        dist[touched[k]] = np.inf
+    return found
 
 
 @numba.njit(parallel=True, cache=True)
-def _dijkstra_balls(indptr, indices, lengths, centres, radii, chunks):
-    """Radius-bounded Dijkstra balls of ``centres``: CSR ``(ptr, nodes, dist)``, each ball's
-    nodes sorted by id. Two passes (count, then fill) keep memory at the balls' total size."""
+def _dijkstra_balls(
+    indptr, indices, lengths, centres, radii, query_ptr, queries, y, ptr_t, nodes_t, row_t,
+    chunks,
+):  # fmt: skip
+    """The balls of ``centres``: CSR ``(ptr, nodes, dist)``, each ball holding just the nodes
+    its queries (``queries[query_ptr[i]:query_ptr[i + 1]]``) need, the target support and
+    ``y`` of each, sorted by id; one Dijkstra per centre, pruned at its radius and stopped
+    once they are all settled. The needs are counted first, so the balls are filled in one
+    pass."""
     n = indptr.size - 1
     m = centres.size
     counts = np.zeros(m, dtype=np.int64)
-    for pass_ in range(2):
-        if pass_ == 1:
-            ptr = np.zeros(m + 1, dtype=np.int64)
-            ptr[1:] = np.cumsum(counts)
-            nodes = np.empty(ptr[-1], dtype=np.int64)
-            dist_out = np.empty(ptr[-1])
-        else:
-            ptr = np.zeros(1, dtype=np.int64)
-            nodes = np.empty(0, dtype=np.int64)
-            dist_out = np.empty(0)
-        for c in numba.prange(chunks):
-            dist = np.full(n, np.inf)
-            heap_d = np.empty(indices.size + 1)
-            heap_v = np.empty(indices.size + 1, dtype=np.int64)
-            out_v = np.empty(n, dtype=np.int64)
-            out_d = np.empty(n)
-            for i in range(c, m, chunks):
-                k = _dijkstra_one(
-                    indptr,
-                    indices,
-                    lengths,
-                    centres[i],
-                    radii[i],
-                    dist,
-                    heap_d,
-                    heap_v,
-                    out_v,
-                    out_d,
-                )
-                if pass_ == 0:
-                    counts[i] = k
-                else:
-                    order = np.argsort(out_v[:k])
-                    start = ptr[i]
-                    for j in range(k):
-                        nodes[start + j] = out_v[order[j]]
-                        dist_out[start + j] = out_d[order[j]]
+    for c in numba.prange(chunks):
+        want = np.full(n, -1, dtype=np.int64)
+        for i in range(c, m, chunks):
+            counts[i] = _mark_needs(i, query_ptr, queries, y, ptr_t, nodes_t, row_t, want)
+    ptr = np.zeros(m + 1, dtype=np.int64)
+    ptr[1:] = np.cumsum(counts)
+    nodes = np.empty(ptr[-1], dtype=np.int64)
+    dist_out = np.empty(ptr[-1])
+    for c in numba.prange(chunks):
+        want = np.full(n, -1, dtype=np.int64)
+        dist = np.full(n, np.inf)
+        heap_d = np.empty(indices.size + 1)
+        heap_v = np.empty(indices.size + 1, dtype=np.int64)
+        touched = np.empty(n, dtype=np.int64)
+        out_v = np.empty(n, dtype=np.int64)
+        out_d = np.empty(n)
+        for i in range(c, m, chunks):
+            _mark_needs(i, query_ptr, queries, y, ptr_t, nodes_t, row_t, want)
+            k = _dijkstra_one(
+                indptr, indices, lengths, centres[i], radii[i], counts[i], want, i, dist,
+                heap_d, heap_v, touched, out_v, out_d,
+            )  # fmt: skip
+            order = np.argsort(out_v[:k])
+            start = ptr[i]
+            for j in range(k):
+                nodes[start + j] = out_v[order[j]]
+                dist_out[start + j] = out_d[order[j]]
+            for j in range(k, counts[i]):  # a need out of reach (never, by the radii)
+                nodes[start + j] = n
+                dist_out[start + j] = np.inf
     return ptr, nodes, dist_out
+
+
+@numba.njit(cache=True)
+def _mark_needs(i, query_ptr, queries, y, ptr_t, nodes_t, row_t, want):
+    """Stamp ``want[v] = i`` on the nodes ball ``i`` needs; returns how many there are."""
+    count = 0
+    for e in range(query_ptr[i], query_ptr[i + 1]):
+        k = queries[e]
+        if want[y[k]] != i:
+            want[y[k]] = i
+            count += 1
+        for t in range(ptr_t[row_t[k]], ptr_t[row_t[k] + 1]):
+            if want[nodes_t[t]] != i:
+                want[nodes_t[t]] = i
+                count += 1
+    return count
 
 
 @numba.njit(cache=True)
@@ -621,6 +653,7 @@ def _transport_kernel(
     dxy = np.zeros(k_total)
     for c in numba.prange(chunks):
         mark = np.full(n, -1, dtype=np.int64)
+        near = np.full(n + 1, np.inf)  # a ball's distances by node (n: a need out of reach)
         for k in range(c, k_total, chunks):
             rs, rt = row_s[k], row_t[k]
             s_nodes, s_mass = _reduced(
@@ -635,10 +668,14 @@ def _transport_kernel(
             if stages < 2:
                 continue
             cost = np.empty((s_nodes.size, t_nodes.size))
-            for i in range(s_nodes.size):
+            for i in range(s_nodes.size):  # scatter the source's ball, read its targets
                 b = ball_of[s_nodes[i]]
+                for e in range(ball_ptr[b], ball_ptr[b + 1]):
+                    near[ball_nodes[e]] = ball_dist[e]
                 for j in range(t_nodes.size):
-                    cost[i, j] = _ball_distance(ball_ptr, ball_nodes, ball_dist, b, t_nodes[j])
+                    cost[i, j] = near[t_nodes[j]]
+                for e in range(ball_ptr[b], ball_ptr[b + 1]):
+                    near[ball_nodes[e]] = np.inf
             if stages >= 3:
                 w1[k] = _emd(s_mass, t_mass, cost, stages >= 4)
     return w1, dxy
