@@ -804,7 +804,7 @@ def _hop_kernel(
                     for t in range(cols.size):
                         cost[r, t] = code[cols[t], r] * unit
                 if stages >= 3:
-                    w1[k] = _emd(p, q, cost, stages >= 4)
+                    w1[k] = _emd(p, q, cost, stages >= 4, 3)
             for i in range(signed):
                 cached[sig_nodes[i]] = -1
             for j in range(size):
@@ -881,10 +881,11 @@ def _only_plan(p, q, cost):
 
 
 @numba.njit(cache=True)
-def _emd(p, q, cost, simplex=True):
+def _emd(p, q, cost, simplex=True, levels=0):
     """Exact earth mover's distance between masses ``p`` (rows) and ``q`` (columns) of equal
     total under ``cost``: bounds first, then the transportation simplex (skipped, and the
-    greedy plan's cost returned, if not ``simplex``: for profiling)."""
+    greedy plan's cost returned, if not ``simplex``: for profiling). ``levels`` as in
+    ``_bucket_order``."""
     m, n = cost.shape
     if m == 0 or n == 0:
         return 0.0
@@ -901,7 +902,7 @@ def _emd(p, q, cost, simplex=True):
     bi = np.empty(m + n - 1, dtype=np.int64)
     bj = np.empty(m + n - 1, dtype=np.int64)
     flow = np.empty(m + n - 1)
-    upper = _greedy_basis(cost, p, q, bi, bj, flow)
+    upper = _greedy_basis(cost, p, q, bi, bj, flow, levels)
     scale = 1.0 + cost.max()
     if not simplex or upper - max(lower_rows, lower_cols) <= 1e-13 * scale:
         return upper
@@ -909,12 +910,12 @@ def _emd(p, q, cost, simplex=True):
 
 
 @numba.njit(cache=True)
-def _greedy_basis(cost, p, q, bi, bj, flow):
+def _greedy_basis(cost, p, q, bi, bj, flow, levels=0):
     """Least-cost greedy plan as a spanning-tree basis of ``m + n − 1`` cells (degenerate cells
     carry 0): each cell retires exactly one line (its row, or its column), the last one both.
     The cells are visited in ``_bucket_order``. Returns the plan's cost."""
     m, n = cost.shape
-    order = _bucket_order(cost.ravel())
+    order = _bucket_order(cost.ravel(), levels)
     rest_p = p.copy()
     rest_q = q.copy()
     row_on = np.ones(m, dtype=np.bool_)
@@ -1006,21 +1007,22 @@ def _tree_duals(cost, m, bi, bj, parent, parent_cell, dual, stamp, stack, pivot)
 
 
 @numba.njit(cache=True)
-def _bucket_order(values):
+def _bucket_order(values, levels=0):
     """Indices of ``values`` in increasing order up to a bucket width: a counting sort into
-    ``len(values)`` equal-width buckets (O(len), stable). Exact when the values are few and
-    evenly spaced (hop costs 1, 2, 3); close enough elsewhere for a greedy start, which the
-    simplex then makes optimal."""
+    ``levels`` equal-width buckets (``len(values)`` if 0; O(len), stable). Exact when the
+    values take at most ``levels`` evenly spaced values (hop costs 1, 2, 3 and ``levels=3``);
+    close enough elsewhere for a greedy start, which the simplex then makes optimal."""
     size = values.size
+    buckets = size if levels <= 0 else min(levels, size)
     low, high = values.min(), values.max()
-    width = (high - low) / (size - 1) if high > low else 1.0
+    width = (high - low) / (buckets - 1) if high > low and buckets > 1 else 1.0
     bucket = np.empty(size, dtype=np.int64)
-    start = np.zeros(size + 1, dtype=np.int64)
+    start = np.zeros(buckets + 1, dtype=np.int64)
     for c in range(size):
-        b = min(int((values[c] - low) / width + 0.5), size - 1)
+        b = min(int((values[c] - low) / width + 0.5), buckets - 1)
         bucket[c] = b
         start[b + 1] += 1
-    for b in range(size):
+    for b in range(buckets):
         start[b + 1] += start[b]
     order = np.empty(size, dtype=np.int64)
     for c in range(size):
@@ -1030,12 +1032,35 @@ def _bucket_order(values):
 
 
 @numba.njit(cache=True)
+def _attach(t, p, first_child, next_sib, prev_sib):
+    """Put tree node ``t`` first in ``p``'s child list."""
+    head = first_child[p]
+    next_sib[t], prev_sib[t] = head, -1
+    if head >= 0:
+        prev_sib[head] = t
+    first_child[p] = t
+
+
+@numba.njit(cache=True)
+def _detach(t, p, first_child, next_sib, prev_sib):
+    """Take tree node ``t`` out of its parent ``p``'s child list."""
+    if prev_sib[t] >= 0:
+        next_sib[prev_sib[t]] = next_sib[t]
+    else:
+        first_child[p] = next_sib[t]
+    if next_sib[t] >= 0:
+        prev_sib[next_sib[t]] = prev_sib[t]
+
+
+@numba.njit(cache=True)
 def _simplex(cost, bi, bj, flow, scale):
     """Transportation simplex from the basis ``(bi, bj, flow)``. The basis is a spanning tree
-    kept as parent pointers: a pivot re-hangs the cut-off subtree on the entering cell by
-    reversing one parent chain, and the duals are re-derived from the pointers (O(m + n)).
-    Block pricing picks the entering cell (Bland's rule after a run of degenerate pivots,
-    which rules out cycling); the ratio test along the tree cycle picks the leaving cell."""
+    kept as parent pointers and child lists: a pivot re-hangs the cut-off subtree on the
+    entering cell by reversing one parent chain, and only that subtree's duals move (by the
+    entering cell's reduced cost; a walk over its child lists). Block pricing picks the
+    entering cell (Bland's rule after a run of degenerate pivots, which rules out cycling);
+    the ratio test along the tree cycle picks the leaving cell. Optimality is declared only
+    after the duals are re-derived from scratch and still price out."""
     m, n = cost.shape
     nodes = m + n
     cells = nodes - 1
@@ -1043,6 +1068,11 @@ def _simplex(cost, bi, bj, flow, scale):
     parent = np.empty(nodes, dtype=np.int64)
     parent_cell = np.empty(nodes, dtype=np.int64)
     _basis_tree(m, n, bi, bj, parent, parent_cell)
+    first_child = np.full(nodes, -1, dtype=np.int64)
+    next_sib = np.full(nodes, -1, dtype=np.int64)
+    prev_sib = np.full(nodes, -1, dtype=np.int64)
+    for t in range(1, nodes):
+        _attach(t, parent[t], first_child, next_sib, prev_sib)
     dual = np.empty(nodes)
     stamp = np.full(nodes, -1, dtype=np.int64)
     seen = np.full(nodes, -1, dtype=np.int64)
@@ -1053,8 +1083,10 @@ def _simplex(cost, bi, bj, flow, scale):
     bland = False
     block = max(8, int(np.sqrt(m * n)))
     cursor_cell = 0
+    fresh = 0  # how many times the duals were derived from scratch (their stamp)
+    _tree_duals(cost, m, bi, bj, parent, parent_cell, dual, stamp, stack, fresh)
+    verified = True
     for pivot in range(100 * nodes * nodes + 1000):
-        _tree_duals(cost, m, bi, bj, parent, parent_cell, dual, stamp, stack, pivot)
         # Pricing: block search (the most negative reduced cost within the first block of
         # ``block`` cells, cyclically from where the last search stopped, that holds one), as
         # in LEMON's network simplex; Bland's rule takes the first negative cell instead.
@@ -1076,7 +1108,13 @@ def _simplex(cost, bi, bj, flow, scale):
                 break
         cursor_cell = i * n + j
         if ei < 0:
-            break
+            if verified:
+                break
+            fresh += 1
+            _tree_duals(cost, m, bi, bj, parent, parent_cell, dual, stamp, stack, fresh)
+            verified = True
+            continue
+        verified = False
         # The tree cycle: mark the ancestors of column ej, climb from row ei to the first
         # marked node (the join); its cells alternate −, +, −, ... from column ej to row ei.
         t = m + ej
@@ -1119,14 +1157,31 @@ def _simplex(cost, bi, bj, flow, scale):
         # that subtree from this end, whose new parent is the other end.
         child = m + bj[leave] if parent_cell[m + bj[leave]] == leave else bi[leave]
         node, other = (m + ej, ei) if leave_on_a else (ei, m + ej)
+        hang = node
+        # The subtree's duals shift by delta on rows, -delta on columns, so that the entering
+        # cell prices to 0 (its column end is in the subtree if leave_on_a, else its row end).
+        delta = -best if leave_on_a else best
         bi[leave], bj[leave] = ei, ej
         prev, prev_cell = other, leave
         while True:
             up, up_cell = parent[node], parent_cell[node]
+            _detach(node, up, first_child, next_sib, prev_sib)
             parent[node], parent_cell[node] = prev, prev_cell
+            _attach(node, prev, first_child, next_sib, prev_sib)
             if node == child:
                 break
             prev, prev_cell, node = node, up_cell, up
+        top = 1
+        stack[0] = hang
+        while top > 0:
+            top -= 1
+            t = stack[top]
+            dual[t] += delta if t < m else -delta
+            c = first_child[t]
+            while c >= 0:
+                stack[top] = c
+                top += 1
+                c = next_sib[c]
         if theta <= 1e-15:
             degenerate_run += 1
             bland = bland or degenerate_run > nodes
