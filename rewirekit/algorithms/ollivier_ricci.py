@@ -893,29 +893,39 @@ def _emd(p, q, cost, simplex=True, levels=0):
         return _only_plan(p, q, cost)
     # Normalise the column total to the row total (they agree up to rounding).
     q = q * (p.sum() / q.sum())
+    # One pass: the bounds' row and column minima, and the cost range for the greedy order.
     lower_rows = 0.0
+    col_min = np.full(n, np.inf)
+    high = -np.inf
     for i in range(m):
-        lower_rows += p[i] * cost[i].min()
+        row_min = np.inf
+        for j in range(n):
+            c = cost[i, j]
+            row_min = min(row_min, c)
+            col_min[j] = min(col_min[j], c)
+            high = max(high, c)
+        lower_rows += p[i] * row_min
     lower_cols = 0.0
     for j in range(n):
-        lower_cols += q[j] * cost[:, j].min()
+        lower_cols += q[j] * col_min[j]
     bi = np.empty(m + n - 1, dtype=np.int64)
     bj = np.empty(m + n - 1, dtype=np.int64)
     flow = np.empty(m + n - 1)
-    upper = _greedy_basis(cost, p, q, bi, bj, flow, levels)
-    scale = 1.0 + cost.max()
+    upper = _greedy_basis(cost, p, q, bi, bj, flow, levels, col_min.min(), high)
+    scale = 1.0 + high
     if not simplex or upper - max(lower_rows, lower_cols) <= 1e-13 * scale:
         return upper
     return _simplex(cost, bi, bj, flow, scale)
 
 
 @numba.njit(cache=True)
-def _greedy_basis(cost, p, q, bi, bj, flow, levels=0):
+def _greedy_basis(cost, p, q, bi, bj, flow, levels=0, low=np.inf, high=-np.inf):
     """Least-cost greedy plan as a spanning-tree basis of ``m + n − 1`` cells (degenerate cells
     carry 0): each cell retires exactly one line (its row, or its column), the last one both.
-    The cells are visited in ``_bucket_order``. Returns the plan's cost."""
+    The cells are visited in ``_bucket_order`` (``levels``; ``low``/``high`` the cost range
+    when known). Returns the plan's cost."""
     m, n = cost.shape
-    order = _bucket_order(cost.ravel(), levels)
+    order = _bucket_order(cost.ravel(), levels, low, high)
     rest_p = p.copy()
     rest_q = q.copy()
     row_on = np.ones(m, dtype=np.bool_)
@@ -1007,14 +1017,16 @@ def _tree_duals(cost, m, bi, bj, parent, parent_cell, dual, stamp, stack, pivot)
 
 
 @numba.njit(cache=True)
-def _bucket_order(values, levels=0):
+def _bucket_order(values, levels=0, low=np.inf, high=-np.inf):
     """Indices of ``values`` in increasing order up to a bucket width: a counting sort into
     ``levels`` equal-width buckets (``len(values)`` if 0; O(len), stable). Exact when the
     values take at most ``levels`` evenly spaced values (hop costs 1, 2, 3 and ``levels=3``);
-    close enough elsewhere for a greedy start, which the simplex then makes optimal."""
+    close enough elsewhere for a greedy start, which the simplex then makes optimal. The
+    range ``low``/``high`` is computed unless given."""
     size = values.size
     buckets = size if levels <= 0 else min(levels, size)
-    low, high = values.min(), values.max()
+    if low > high:
+        low, high = values.min(), values.max()
     width = (high - low) / (buckets - 1) if high > low and buckets > 1 else 1.0
     bucket = np.empty(size, dtype=np.int64)
     start = np.zeros(buckets + 1, dtype=np.int64)
