@@ -1019,12 +1019,13 @@ def _tree_duals(cost, m, bi, bj, parent, parent_cell, dual, stamp, stack, pivot)
 @numba.njit(cache=True)
 def _bucket_order(values, levels=0, low=np.inf, high=-np.inf):
     """Indices of ``values`` in increasing order up to a bucket width: a counting sort into
-    ``levels`` equal-width buckets (``len(values)`` if 0; O(len), stable). Exact when the
+    ``levels`` equal-width buckets (O(len), stable; ``4 √len(values)`` buckets if 0, coarser
+    and cheaper than one per value, the simplex making up the difference). Exact when the
     values take at most ``levels`` evenly spaced values (hop costs 1, 2, 3 and ``levels=3``);
     close enough elsewhere for a greedy start, which the simplex then makes optimal. The
     range ``low``/``high`` is computed unless given."""
     size = values.size
-    buckets = size if levels <= 0 else min(levels, size)
+    buckets = max(2, int(4 * np.sqrt(size))) if levels <= 0 else min(levels, size)
     if low > high:
         low, high = values.min(), values.max()
     width = (high - low) / (buckets - 1) if high > low and buckets > 1 else 1.0
