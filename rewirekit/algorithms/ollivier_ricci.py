@@ -23,18 +23,24 @@ How it is computed, without all-pairs distances and without a Python loop over e
    at zero cost; only the rest is transported, between disjoint supports ``S`` and ``T``.
 2. *Only the distances the supports need.* Both supports lie in ``N[x] ∪ N[y]``. With equal
    lengths ``c`` every needed distance is ``c`` times 1 (an edge), 2 (a common neighbour) or 3
-   (the path through ``x`` and ``y``), read from adjacency lists (a bitset per neighbour of the
-   targets; a source's 2-hop targets are the OR of its neighbours'). With varying lengths each
-   support node gets one Dijkstra ball, cut at a radius that provably covers its targets
-   (``d(a, b) ≤ h(a) + ℓ(x, y) + h(b)``, ``h`` the longest incident length).
-3. *Exact transport.* With hop costs, equal rows and equal columns of the cost matrix merge
-   (masses added; exact). A least-cost greedy start (cells visited in a counting-sort bucket
-   order, exact for hop costs) gives an upper bound and a spanning-tree basis; when it meets
-   the lower bound ``max(Σ_a μ(a) min_b d(a, b), Σ_b ν(b) min_a d(a, b))`` the edge is
-   settled, otherwise the transportation simplex finishes it: the basis tree is kept as parent
-   pointers (a pivot re-hangs one subtree by reversing a parent chain; MODI duals re-derived
-   in O(m + n)), block pricing, Bland's rule after a run of degenerate pivots. One support of
-   size 1 is settled in closed form. Edges run in parallel (numba ``prange``).
+   (the path through ``x`` and ``y``). The edges are grouped by their endpoint of larger
+   degree (the hub, whose measure becomes the column side): per hub, each node next to its
+   neighbourhood gets a bitset of its neighbours there, and each row-side node, once per hub,
+   two bitsets (its columns at distance 1, and within 2: the OR of its neighbours'). With
+   varying lengths each support node gets one Dijkstra ball holding just the nodes its edges
+   need (counted first, then filled in one pass); the search is pruned at a radius that
+   provably covers them (``d(a, b) ≤ h(a) + ℓ(x, y) + h(b)``, ``h`` the longest incident
+   length) and stops once they are all settled.
+3. *Exact transport.* With hop costs, equal rows merge on their bitset words before any cost
+   matrix exists, equal columns on the small merged matrix (masses added; exact). A
+   least-cost greedy start (cells visited in a counting-sort bucket order, exact for hop
+   costs) gives an upper bound and a spanning-tree basis; when it meets the lower bound
+   ``max(Σ_a μ(a) min_b d(a, b), Σ_b ν(b) min_a d(a, b))`` the edge is settled, otherwise the
+   transportation simplex finishes it: the basis tree is kept as parent pointers and child
+   lists (a pivot re-hangs one subtree by reversing a parent chain and shifts only that
+   subtree's MODI duals), block pricing, Bland's rule after a run of degenerate pivots. One
+   support of size 1 is settled in closed form. Edges (groups of edges on hop costs) run in
+   parallel (numba ``prange``).
 
 Differences from GraphRicciCurvature: none in the values (up to floating-point rounding of an
 exact LP optimum). Self-loops are ignored, as there; a self-loop column of ``edge_index`` gets
