@@ -3,14 +3,15 @@
     python benchmarks/orc_profile.py                       # Chameleon and the circles kNN graph
     python benchmarks/orc_profile.py --graphs circles --points 500     # quick
 
-The graphs are ``orc_vs_graphricci.py``'s. The per-edge pipeline of
-``rewirekit.algorithms.ollivier_ricci`` (α = 0.5) runs on one thread, cut after each stage in
-turn: shared mass removed, cost matrix built (hop bitsets, or Dijkstra-ball look-ups on a
-weighted graph), equal rows and columns merged (hop costs only), greedy start, simplex. A
-stage's time is the difference between consecutive cuts, in CPU seconds of this process
-(``time.process_time``, less sensitive to a loaded machine than wall time); the Dijkstra balls
-of a weighted graph are timed on their own. Every cut runs once to compile first, untimed.
-The load average (``os.getloadavg``) is printed per graph.
+The graphs are ``orc_vs_graphricci.py``'s. The transport of
+``rewirekit.algorithms.ollivier_ricci`` (α = 0.5, all edges) runs on one thread, cut after
+each stage in turn (its ``stages`` argument): set-up (the Dijkstra balls of a weighted graph;
+grouping the edges by hub on an unweighted one), shared mass removed, costs built (hop
+bitsets with equal rows and columns merged, or Dijkstra-ball look-ups), greedy start,
+simplex. A stage's time is the difference between consecutive cuts, in CPU seconds of this
+process (``time.process_time``, less sensitive to a loaded machine than wall time). Every cut
+runs once to compile first, untimed. The load average (``os.getloadavg``) is printed per
+graph.
 """
 
 from __future__ import annotations
@@ -21,55 +22,9 @@ import os
 import time
 
 import numba
-import numpy as np
 
 kernel = importlib.import_module("rewirekit.algorithms.ollivier_ricci")
-STAGES = ("shared mass", "costs", "merge", "greedy", "simplex")
-
-
-@numba.njit
-def _pipeline(cut, n, indptr, indices, hop, x, y, ptr, nodes, mass, balls):
-    """The kernel's per-edge work up to and including stage ``cut`` (an index of STAGES)."""
-    ball_ptr, ball_nodes, ball_dist, ball_of = balls
-    mark = np.full(n, -1, dtype=np.int64)
-    slot = np.full(n, -1, dtype=np.int64)
-    total = 0.0
-    for k in range(x.size):
-        a, b = ptr[x[k]], ptr[y[k]]
-        sa, ea, sb, eb = a, ptr[x[k] + 1], b, ptr[y[k] + 1]
-        s_nodes, p = kernel._reduced(nodes[sa:ea], mass[sa:ea], nodes[sb:eb], mass[sb:eb], mark)
-        t_nodes, q = kernel._reduced(nodes[sb:eb], mass[sb:eb], nodes[sa:ea], mass[sa:ea], mark)
-        total += s_nodes.size
-        if cut == 0 or s_nodes.size < 2 or t_nodes.size < 2:
-            continue
-        if hop:
-            cost = kernel._hop_costs(indptr, indices, s_nodes, t_nodes, mark, slot)
-        else:
-            cost = np.empty((s_nodes.size, t_nodes.size))
-            for i in range(s_nodes.size):
-                ball = ball_of[s_nodes[i]]
-                for j in range(t_nodes.size):
-                    cost[i, j] = kernel._ball_distance(
-                        ball_ptr, ball_nodes, ball_dist, ball, t_nodes[j]
-                    )
-        total += cost[0, 0]
-        if cut == 1:
-            continue
-        q = q * (p.sum() / q.sum())
-        if hop:
-            cost, p = kernel._merge_equal_rows(cost, p)
-            cost_t, q = kernel._merge_equal_rows(cost.T.copy(), q)
-            cost = cost_t.T.copy()
-        m, nn = cost.shape
-        if cut == 2 or m < 2 or nn < 2:
-            continue
-        bi = np.empty(m + nn - 1, dtype=np.int64)
-        bj = np.empty(m + nn - 1, dtype=np.int64)
-        flow = np.empty(m + nn - 1)
-        total += kernel._greedy_basis(cost, p, q, bi, bj, flow)
-        if cut == 4:
-            total += kernel._simplex(cost, bi, bj, flow, 1.0 + cost.max())
-    return total
+STAGES = ("set-up", "shared mass", "costs", "greedy", "simplex")
 
 
 def profile(name: str, points: int) -> dict[str, float]:
@@ -80,22 +35,12 @@ def profile(name: str, points: int) -> dict[str, float]:
     graph, _ = kernel._undirected_graph(row, col, weight, n)
     measures = kernel._neighbour_measures(graph, 0.5, 2.0)
     x, y = pairs
-    hop = bool(np.isfinite(graph.unit))
-    seconds = {"balls": 0.0}
-    start = time.process_time()
-    if hop:
-        balls = (np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(0, np.int64))
-    else:
-        m = measures
-        balls = kernel._balls(graph, x, y, m.ptr, m.nodes, x, m.ptr, m.nodes, y)
-        seconds["balls"] = time.process_time() - start
-    m = measures
-    args = (n, graph.indptr, graph.indices, hop, x, y, m.ptr, m.nodes, m.mass, balls)
+    seconds = {}
     previous = 0.0
-    for cut, stage in enumerate(STAGES):
-        _pipeline(cut, *args)  # compile
+    for stages, stage in enumerate(STAGES):
+        kernel._transport(graph, x, y, measures, x, measures, y, stages)  # compile
         start = time.process_time()
-        _pipeline(cut, *args)
+        kernel._transport(graph, x, y, measures, x, measures, y, stages)
         elapsed = time.process_time() - start
         seconds[stage] = elapsed - previous
         previous = elapsed

@@ -23,18 +23,24 @@ How it is computed, without all-pairs distances and without a Python loop over e
    at zero cost; only the rest is transported, between disjoint supports ``S`` and ``T``.
 2. *Only the distances the supports need.* Both supports lie in ``N[x] ∪ N[y]``. With equal
    lengths ``c`` every needed distance is ``c`` times 1 (an edge), 2 (a common neighbour) or 3
-   (the path through ``x`` and ``y``), read from adjacency lists (a bitset per neighbour of the
-   targets; a source's 2-hop targets are the OR of its neighbours'). With varying lengths each
-   support node gets one Dijkstra ball, cut at a radius that provably covers its targets
-   (``d(a, b) ≤ h(a) + ℓ(x, y) + h(b)``, ``h`` the longest incident length).
-3. *Exact transport.* With hop costs, equal rows and equal columns of the cost matrix merge
-   (masses added; exact). A least-cost greedy start (cells visited in a counting-sort bucket
-   order, exact for hop costs) gives an upper bound and a spanning-tree basis; when it meets
-   the lower bound ``max(Σ_a μ(a) min_b d(a, b), Σ_b ν(b) min_a d(a, b))`` the edge is
-   settled, otherwise the transportation simplex finishes it: the basis tree is kept as parent
-   pointers (a pivot re-hangs one subtree by reversing a parent chain; MODI duals re-derived
-   in O(m + n)), block pricing, Bland's rule after a run of degenerate pivots. One support of
-   size 1 is settled in closed form. Edges run in parallel (numba ``prange``).
+   (the path through ``x`` and ``y``). The edges are grouped by their endpoint of larger
+   degree (the hub, whose measure becomes the column side): per hub, each node next to its
+   neighbourhood gets a bitset of its neighbours there, and each row-side node, once per hub,
+   two bitsets (its columns at distance 1, and within 2: the OR of its neighbours'). With
+   varying lengths each support node gets one Dijkstra ball holding just the nodes its edges
+   need (counted first, then filled in one pass); the search is pruned at a radius that
+   provably covers them (``d(a, b) ≤ h(a) + ℓ(x, y) + h(b)``, ``h`` the longest incident
+   length) and stops once they are all settled.
+3. *Exact transport.* With hop costs, equal rows merge on their bitset words before any cost
+   matrix exists, equal columns on the small merged matrix (masses added; exact). A
+   least-cost greedy start (cells visited in a counting-sort bucket order, exact for hop
+   costs) gives an upper bound and a spanning-tree basis; when it meets the lower bound
+   ``max(Σ_a μ(a) min_b d(a, b), Σ_b ν(b) min_a d(a, b))`` the edge is settled, otherwise the
+   transportation simplex finishes it: the basis tree is kept as parent pointers and child
+   lists (a pivot re-hangs one subtree by reversing a parent chain and shifts only that
+   subtree's MODI duals), block pricing, Bland's rule after a run of degenerate pivots. One
+   support of size 1 is settled in closed form. Edges (groups of edges on hop costs) run in
+   parallel (numba ``prange``).
 
 Differences from GraphRicciCurvature: none in the values (up to floating-point rounding of an
 exact LP optimum). Self-loops are ignored, as there; a self-loop column of ``edge_index`` gets
@@ -62,6 +68,7 @@ _RADIUS_MARGIN = 1e-9
 EPSILON = 1e-7
 """GraphRicciCurvature's ``EPSILON``: the uniform-fallback and zero-distance threshold."""
 _MASS_TOL = 1e-14  # mass below this (relative to the measure's total) is not transported
+_ALL_STAGES = 4  # shared mass, costs, greedy start, simplex: the kernels' ``stages``
 
 
 @dataclass(frozen=True)
@@ -394,45 +401,48 @@ def _transport(
     source_row: np.ndarray,
     target: Measures,
     target_row: np.ndarray,
+    stages: int = _ALL_STAGES,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """W1(source[source_row[k]], target[target_row[k]]) and d(x_k, y_k) for every k."""
+    """W1(source[source_row[k]], target[target_row[k]]) and d(x_k, y_k) for every k.
+
+    ``stages`` below ``_ALL_STAGES`` cuts the work short, for ``benchmarks/orc_profile.py``:
+    0 = the set-up only (the Dijkstra balls, or the grouping by hub), then 1 = shared mass
+    removed, 2 = costs built, 3 = greedy start (W1 is its cost), 4 = simplex."""
     ptr_s = source.ptr.astype(np.int64)
     ptr_t = target.ptr.astype(np.int64)
     nodes_s, mass_s = source.nodes.astype(np.int64), source.mass.astype(np.float64)
     nodes_t, mass_t = target.nodes.astype(np.int64), target.mass.astype(np.float64)
     if x.size == 0:
         return np.zeros(0), np.zeros(0)
+    source_row = source_row.astype(np.int64)
+    target_row = target_row.astype(np.int64)
+    chunks = min(x.size, 64 * numba.get_num_threads())
     if np.isfinite(graph.unit):
-        ball_ptr = np.zeros(1, dtype=np.int64)
-        ball_nodes = np.zeros(0, dtype=np.int64)
-        ball_dist = np.zeros(0)
-        ball_of = np.zeros(0, dtype=np.int64)
-    else:
-        ball_ptr, ball_nodes, ball_dist, ball_of = _balls(
-            graph, x, y, ptr_s, nodes_s, source_row, ptr_t, nodes_t, target_row
-        )
-    return _transport_kernel(
-        graph.num_nodes,
-        graph.indptr,
-        graph.indices,
-        graph.lengths,
-        graph.unit if np.isfinite(graph.unit) else -1.0,
-        x,
-        y,
-        ptr_s,
-        nodes_s,
-        mass_s,
-        source_row.astype(np.int64),
-        ptr_t,
-        nodes_t,
-        mass_t,
-        target_row.astype(np.int64),
-        ball_ptr,
-        ball_nodes,
-        ball_dist,
-        ball_of,
-        min(x.size, 64 * numba.get_num_threads()),
+        # Group the edges by their endpoint of larger degree ("hub"); that endpoint's measure
+        # is the column side, so the hub's neighbourhood bitsets serve all its edges.
+        degree = np.diff(graph.indptr)
+        swap = degree[x] > degree[y]
+        hub = np.where(swap, x, y)
+        order = np.argsort(hub, kind="stable")
+        group_ptr = np.r_[0, np.flatnonzero(np.diff(hub[order])) + 1, x.size]
+        if stages == 0:
+            return np.zeros(x.size), np.full(x.size, graph.unit)
+        w1 = _hop_kernel(
+            graph.num_nodes, graph.indptr, graph.indices, graph.unit, group_ptr, order, swap,
+            ptr_s, nodes_s, mass_s, source_row, ptr_t, nodes_t, mass_t, target_row,
+            min(group_ptr.size - 1, 8 * numba.get_num_threads()), stages,
+        )  # fmt: skip
+        return w1, np.full(x.size, graph.unit)
+    ball_ptr, ball_nodes, ball_dist, ball_of = _balls(
+        graph, x, y, ptr_s, nodes_s, source_row, ptr_t, nodes_t, target_row
     )
+    if stages == 0:
+        return np.zeros(x.size), np.zeros(x.size)
+    return _transport_kernel(
+        graph.num_nodes, graph.indptr, graph.indices, x, y,
+        ptr_s, nodes_s, mass_s, source_row, ptr_t, nodes_t, mass_t, target_row,
+        ball_ptr, ball_nodes, ball_dist, ball_of, chunks, stages,
+    )  # fmt: skip
 
 
 def _balls(
@@ -470,10 +480,17 @@ def _balls(
     radius[centres] *= 1.0 + _RADIUS_MARGIN
     ball_of = np.full(n, -1, dtype=np.int64)
     ball_of[centres] = np.arange(centres.size)
+    # Which queries each centre serves: those with it in the source support, and x's own.
+    entry_ball = ball_of[np.r_[s_nodes, x]]
+    entry_query = np.r_[np.repeat(np.arange(x.size), s_len), np.arange(x.size)]
+    by_ball = np.argsort(entry_ball, kind="stable")
+    query_ptr = np.zeros(centres.size + 1, dtype=np.int64)
+    np.cumsum(np.bincount(entry_ball, minlength=centres.size), out=query_ptr[1:])
     chunks = min(centres.size, 8 * numba.get_num_threads())
     ptr, nodes, dist = _dijkstra_balls(
-        graph.indptr, graph.indices, graph.lengths, centres, radius[centres], chunks
-    )
+        graph.indptr, graph.indices, graph.lengths, centres, radius[centres],
+        query_ptr, entry_query[by_ball], y, ptr_t, nodes_t, target_row, chunks,
+    )  # fmt: skip
     return ptr, nodes, dist, ball_of
 
 
@@ -491,16 +508,22 @@ def _edge_lengths(graph: _Graph, x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 @numba.njit(cache=True)
-def _dijkstra_one(indptr, indices, lengths, source, radius, dist, heap_d, heap_v, out_v, out_d):
-    """Distances from ``source`` to all nodes within ``radius`` (written to ``out_v``/``out_d``
-    in settle order; returns their count). ``dist`` is scratch of +inf, restored on exit."""
-    size = 0
-    count = 0
+def _dijkstra_one(
+    indptr, indices, lengths, source, radius, wanted, want, stamp, dist, heap_d, heap_v,
+    touched, out_v, out_d,
+):  # fmt: skip
+    """Distances from ``source`` to the ``wanted`` nodes ``v`` with ``want[v] == stamp``, by
+    Dijkstra pruned at ``radius`` and stopped once all are settled; they go to
+    ``out_v``/``out_d`` in settle order (returns their count). ``dist`` is scratch of +inf,
+    restored on exit."""
+    found = 0
+    reached = 1
+    touched[0] = source
     dist[source] = 0.0
     heap_d[0] = 0.0
     heap_v[0] = source
     size = 1
-    while size > 0:
+    while size > 0 and found < wanted:
         d = heap_d[0]
         v = heap_v[0]
         size -= 1
@@ -520,14 +543,18 @@ def _dijkstra_one(indptr, indices, lengths, source, radius, dist, heap_d, heap_v
             heap_d[i], heap_v[i] = ld, lv
         if d > dist[v] or d < 0:  # stale entry (settled nodes are marked with -1 - dist)
             continue
-        out_v[count] = v
-        out_d[count] = d
-        count += 1
+        if want[v] == stamp:
+            out_v[found] = v
+            out_d[found] = d
+            found += 1
         dist[v] = -1.0 - d
         for k in range(indptr[v], indptr[v + 1]):
             u = indices[k]
             nd = d + lengths[k]
             if nd <= radius and (dist[u] >= 0 and nd < dist[u]):
+                if dist[u] == np.inf:
+                    touched[reached] = u
+                    reached += 1
                 dist[u] = nd
                 i = size
                 size += 1
@@ -538,56 +565,71 @@ def _dijkstra_one(indptr, indices, lengths, source, radius, dist, heap_d, heap_v
                     heap_d[i], heap_v[i] = heap_d[p], heap_v[p]
                     i = p
                 heap_d[i], heap_v[i] = nd, u
-    for k in range(count):
-        dist[out_v[k]] = np.inf
-    return count
+    for k in range(reached):
+        dist[touched[k]] = np.inf
+    return found
 
 
 @numba.njit(parallel=True, cache=True)
-def _dijkstra_balls(indptr, indices, lengths, centres, radii, chunks):
-    """Radius-bounded Dijkstra balls of ``centres``: CSR ``(ptr, nodes, dist)``, each ball's
-    nodes sorted by id. Two passes (count, then fill) keep memory at the balls' total size."""
+def _dijkstra_balls(
+    indptr, indices, lengths, centres, radii, query_ptr, queries, y, ptr_t, nodes_t, row_t,
+    chunks,
+):  # fmt: skip
+    """The balls of ``centres``: CSR ``(ptr, nodes, dist)``, each ball holding just the nodes
+    its queries (``queries[query_ptr[i]:query_ptr[i + 1]]``) need, the target support and
+    ``y`` of each, sorted by id; one Dijkstra per centre, pruned at its radius and stopped
+    once they are all settled. The needs are counted first, so the balls are filled in one
+    pass."""
     n = indptr.size - 1
     m = centres.size
     counts = np.zeros(m, dtype=np.int64)
-    for pass_ in range(2):
-        if pass_ == 1:
-            ptr = np.zeros(m + 1, dtype=np.int64)
-            ptr[1:] = np.cumsum(counts)
-            nodes = np.empty(ptr[-1], dtype=np.int64)
-            dist_out = np.empty(ptr[-1])
-        else:
-            ptr = np.zeros(1, dtype=np.int64)
-            nodes = np.empty(0, dtype=np.int64)
-            dist_out = np.empty(0)
-        for c in numba.prange(chunks):
-            dist = np.full(n, np.inf)
-            heap_d = np.empty(indices.size + 1)
-            heap_v = np.empty(indices.size + 1, dtype=np.int64)
-            out_v = np.empty(n, dtype=np.int64)
-            out_d = np.empty(n)
-            for i in range(c, m, chunks):
-                k = _dijkstra_one(
-                    indptr,
-                    indices,
-                    lengths,
-                    centres[i],
-                    radii[i],
-                    dist,
-                    heap_d,
-                    heap_v,
-                    out_v,
-                    out_d,
-                )
-                if pass_ == 0:
-                    counts[i] = k
-                else:
-                    order = np.argsort(out_v[:k])
-                    start = ptr[i]
-                    for j in range(k):
-                        nodes[start + j] = out_v[order[j]]
-                        dist_out[start + j] = out_d[order[j]]
+    for c in numba.prange(chunks):
+        want = np.full(n, -1, dtype=np.int64)
+        for i in range(c, m, chunks):
+            counts[i] = _mark_needs(i, query_ptr, queries, y, ptr_t, nodes_t, row_t, want)
+    ptr = np.zeros(m + 1, dtype=np.int64)
+    ptr[1:] = np.cumsum(counts)
+    nodes = np.empty(ptr[-1], dtype=np.int64)
+    dist_out = np.empty(ptr[-1])
+    for c in numba.prange(chunks):
+        want = np.full(n, -1, dtype=np.int64)
+        dist = np.full(n, np.inf)
+        heap_d = np.empty(indices.size + 1)
+        heap_v = np.empty(indices.size + 1, dtype=np.int64)
+        touched = np.empty(n, dtype=np.int64)
+        out_v = np.empty(n, dtype=np.int64)
+        out_d = np.empty(n)
+        for i in range(c, m, chunks):
+            _mark_needs(i, query_ptr, queries, y, ptr_t, nodes_t, row_t, want)
+            k = _dijkstra_one(
+                indptr, indices, lengths, centres[i], radii[i], counts[i], want, i, dist,
+                heap_d, heap_v, touched, out_v, out_d,
+            )  # fmt: skip
+            order = np.argsort(out_v[:k])
+            start = ptr[i]
+            for j in range(k):
+                nodes[start + j] = out_v[order[j]]
+                dist_out[start + j] = out_d[order[j]]
+            for j in range(k, counts[i]):  # a need out of reach (never, by the radii)
+                nodes[start + j] = n
+                dist_out[start + j] = np.inf
     return ptr, nodes, dist_out
+
+
+@numba.njit(cache=True)
+def _mark_needs(i, query_ptr, queries, y, ptr_t, nodes_t, row_t, want):
+    """Stamp ``want[v] = i`` on the nodes ball ``i`` needs; returns how many there are."""
+    count = 0
+    for e in range(query_ptr[i], query_ptr[i + 1]):
+        k = queries[e]
+        if want[y[k]] != i:
+            want[y[k]] = i
+            count += 1
+        for t in range(ptr_t[row_t[k]], ptr_t[row_t[k] + 1]):
+            if want[nodes_t[t]] != i:
+                want[nodes_t[t]] = i
+                count += 1
+    return count
 
 
 @numba.njit(cache=True)
@@ -606,16 +648,18 @@ def _ball_distance(ball_ptr, ball_nodes, ball_dist, ball, target):
 
 @numba.njit(parallel=True, cache=True)
 def _transport_kernel(
-    n, indptr, indices, lengths, unit, x, y,
+    n, indptr, indices, x, y,
     ptr_s, nodes_s, mass_s, row_s, ptr_t, nodes_t, mass_t, row_t,
-    ball_ptr, ball_nodes, ball_dist, ball_of, chunks,
+    ball_ptr, ball_nodes, ball_dist, ball_of, chunks, stages,
 ):  # fmt: skip
+    """W1 and d(x, y) per query edge on a weighted graph, costs read from the Dijkstra balls.
+    ``stages`` < ``_ALL_STAGES`` stops each edge after that many stages (for profiling)."""
     k_total = x.size
     w1 = np.zeros(k_total)
     dxy = np.zeros(k_total)
     for c in numba.prange(chunks):
         mark = np.full(n, -1, dtype=np.int64)
-        slot = np.full(n, -1, dtype=np.int64)
+        near = np.full(n + 1, np.inf)  # a ball's distances by node (n: a need out of reach)
         for k in range(c, k_total, chunks):
             rs, rt = row_s[k], row_t[k]
             s_nodes, s_mass = _reduced(
@@ -626,18 +670,154 @@ def _transport_kernel(
                 nodes_t[ptr_t[rt] : ptr_t[rt + 1]], mass_t[ptr_t[rt] : ptr_t[rt + 1]],
                 nodes_s[ptr_s[rs] : ptr_s[rs + 1]], mass_s[ptr_s[rs] : ptr_s[rs + 1]], mark,
             )  # fmt: skip
-            if unit >= 0:
-                dxy[k] = unit
-                cost = _hop_costs(indptr, indices, s_nodes, t_nodes, mark, slot) * unit
-            else:
-                dxy[k] = _ball_distance(ball_ptr, ball_nodes, ball_dist, ball_of[x[k]], y[k])
-                cost = np.empty((s_nodes.size, t_nodes.size))
-                for i in range(s_nodes.size):
-                    b = ball_of[s_nodes[i]]
-                    for j in range(t_nodes.size):
-                        cost[i, j] = _ball_distance(ball_ptr, ball_nodes, ball_dist, b, t_nodes[j])
-            w1[k] = _emd(s_mass, t_mass, cost, unit >= 0)
+            dxy[k] = _ball_distance(ball_ptr, ball_nodes, ball_dist, ball_of[x[k]], y[k])
+            if stages < 2:
+                continue
+            cost = np.empty((s_nodes.size, t_nodes.size))
+            for i in range(s_nodes.size):  # scatter the source's ball, read its targets
+                b = ball_of[s_nodes[i]]
+                for e in range(ball_ptr[b], ball_ptr[b + 1]):
+                    near[ball_nodes[e]] = ball_dist[e]
+                for j in range(t_nodes.size):
+                    cost[i, j] = near[t_nodes[j]]
+                for e in range(ball_ptr[b], ball_ptr[b + 1]):
+                    near[ball_nodes[e]] = np.inf
+            if stages >= 3:
+                w1[k] = _emd(s_mass, t_mass, cost, stages >= 4)
     return w1, dxy
+
+
+@numba.njit(parallel=True, cache=True)
+def _hop_kernel(
+    n, indptr, indices, unit, group_ptr, order, swap,
+    ptr_s, nodes_s, mass_s, row_s, ptr_t, nodes_t, mass_t, row_t, chunks, stages,
+):  # fmt: skip
+    """W1 per query edge when every length is ``unit`` (hop distances 1, 2, 3 times ``unit``).
+
+    The queries come in groups sharing an endpoint, the hub (``order[group_ptr[g]:
+    group_ptr[g + 1]]``); a query's measure at the hub (the source measure where ``swap``,
+    else the target) is its column side. Per group: the universe ``U`` is the union of the
+    column supports; each node ``z`` next to ``U`` gets a bitset of its neighbours in ``U``;
+    each row-side node ``a`` gets, once per group, two bitsets over ``U`` (distance 1:
+    ``z = a``'s own bitset; distance <= 2: the union over its neighbours). An edge's rows are
+    these masked to its column support; equal rows merge on the words (``_distinct_rows``)
+    before the small ``rows × columns`` matrix is built, whose equal columns merge next
+    (masses added; exact: a plan of the merged problem splits in proportion). A cost is 1
+    (an edge), 2 (a common neighbour) or 3 (the path through the query edge, as both
+    supports lie in ``N[x] ∪ N[y]``). ``stages`` as in ``_transport_kernel``."""
+    w1 = np.zeros(row_s.size)
+    groups = group_ptr.size - 1
+    for c in numba.prange(chunks):
+        mark = np.full(n, -1, dtype=np.int64)  # _reduced's scratch
+        position = np.full(n, -1, dtype=np.int64)  # node -> its bit in U
+        slot = np.full(n, -1, dtype=np.int64)  # node next to U -> its row of ``bits``
+        cached = np.full(n, -1, dtype=np.int64)  # row-side node -> its row of ``sig``
+        for g in range(c, groups, chunks):
+            members = order[group_ptr[g] : group_ptr[g + 1]]
+            col_size = 0
+            row_size = 0
+            for k in members:
+                rs, rt = row_s[k], row_t[k]
+                col_size += ptr_s[rs + 1] - ptr_s[rs] if swap[k] else ptr_t[rt + 1] - ptr_t[rt]
+                row_size += ptr_t[rt + 1] - ptr_t[rt] if swap[k] else ptr_s[rs + 1] - ptr_s[rs]
+            universe = np.empty(col_size, dtype=np.int64)
+            size = 0
+            for k in members:
+                if swap[k]:
+                    col_nodes = nodes_s[ptr_s[row_s[k]] : ptr_s[row_s[k] + 1]]
+                else:
+                    col_nodes = nodes_t[ptr_t[row_t[k]] : ptr_t[row_t[k] + 1]]
+                for v in col_nodes:
+                    if position[v] < 0:
+                        position[v] = size
+                        universe[size] = v
+                        size += 1
+            words = (size + 63) // 64
+            touched = 0
+            for j in range(size):
+                touched += indptr[universe[j] + 1] - indptr[universe[j]]
+            near = np.empty(touched, dtype=np.int64)
+            count = 0
+            for j in range(size):
+                for e in range(indptr[universe[j]], indptr[universe[j] + 1]):
+                    z = indices[e]
+                    if slot[z] < 0:
+                        slot[z] = count
+                        near[count] = z
+                        count += 1
+            bits = np.zeros((count, words), dtype=np.uint64)
+            for j in range(size):
+                bit = np.uint64(1) << np.uint64(j & 63)
+                for e in range(indptr[universe[j]], indptr[universe[j] + 1]):
+                    bits[slot[indices[e]], j >> 6] |= bit
+            sig = np.zeros((row_size, 2 * words), dtype=np.uint64)  # [distance 1 | <= 2]
+            sig_nodes = np.empty(row_size, dtype=np.int64)
+            signed = 0
+            mask = np.empty(words, dtype=np.uint64)
+            for k in members:
+                rs, rt = row_s[k], row_t[k]
+                a_nodes, a_mass = (
+                    nodes_s[ptr_s[rs] : ptr_s[rs + 1]],
+                    mass_s[ptr_s[rs] : ptr_s[rs + 1]],
+                )
+                b_nodes, b_mass = (
+                    nodes_t[ptr_t[rt] : ptr_t[rt + 1]],
+                    mass_t[ptr_t[rt] : ptr_t[rt + 1]],
+                )
+                if swap[k]:
+                    a_nodes, a_mass, b_nodes, b_mass = b_nodes, b_mass, a_nodes, a_mass
+                s_nodes, s_mass = _reduced(a_nodes, a_mass, b_nodes, b_mass, mark)
+                t_nodes, t_mass = _reduced(b_nodes, b_mass, a_nodes, a_mass, mark)
+                if stages < 2:
+                    continue
+                ns, nt = s_nodes.size, t_nodes.size
+                mask[:] = 0
+                for v in t_nodes:
+                    mask[position[v] >> 6] |= np.uint64(1) << np.uint64(position[v] & 63)
+                rows = np.empty((ns, 2 * words), dtype=np.uint64)
+                for i in range(ns):
+                    a = s_nodes[i]
+                    if cached[a] < 0:
+                        cached[a] = signed
+                        sig_nodes[signed] = a
+                        if slot[a] >= 0:
+                            sig[signed, :words] = bits[slot[a]]
+                        for e in range(indptr[a], indptr[a + 1]):
+                            z = slot[indices[e]]
+                            if z >= 0:
+                                for w in range(words):
+                                    sig[signed, words + w] |= bits[z, w]
+                        for w in range(words):
+                            sig[signed, words + w] |= sig[signed, w]
+                        signed += 1
+                    r = cached[a]
+                    for w in range(words):
+                        rows[i, w] = sig[r, w] & mask[w]
+                        rows[i, words + w] = sig[r, words + w] & mask[w]
+                keep, p = _distinct_rows(rows, s_mass)
+                code = np.empty((nt, keep.size), dtype=np.uint8)  # transposed: columns merge
+                for j in range(nt):
+                    w = position[t_nodes[j]] >> 6
+                    bit = np.uint64(1) << np.uint64(position[t_nodes[j]] & 63)
+                    for r in range(keep.size):
+                        i = keep[r]
+                        code[j, r] = (
+                            1 if rows[i, w] & bit else (2 if rows[i, words + w] & bit else 3)
+                        )
+                cols, q = _distinct_rows(code, t_mass)
+                cost = np.empty((keep.size, cols.size))
+                for r in range(keep.size):
+                    for t in range(cols.size):
+                        cost[r, t] = code[cols[t], r] * unit
+                if stages >= 3:
+                    w1[k] = _emd(p, q, cost, stages >= 4, 3)
+            for i in range(signed):
+                cached[sig_nodes[i]] = -1
+            for j in range(size):
+                position[universe[j]] = -1
+            for i in range(count):
+                slot[near[i]] = -1
+    return w1
 
 
 @numba.njit(cache=True)
@@ -663,64 +843,15 @@ def _reduced(nodes, mass, other_nodes, other_mass, mark):
 
 
 @numba.njit(cache=True)
-def _hop_costs(indptr, indices, s_nodes, t_nodes, mark, slot):
-    """Hop distances between disjoint supports in ``N[x] ∪ N[y]`` of an edge ``(x, y)``: 1 for
-    an edge, 2 for a common neighbour, else 3 (the path through the edge). Each neighbour
-    ``z`` of a target gets a bitset of the targets adjacent to it; a source's 2-hop targets
-    are the union of its neighbours' bitsets. ``mark`` and ``slot`` are scratch of -1
-    (restored)."""
-    ns, nt = s_nodes.size, t_nodes.size
-    words = (nt + 63) // 64
-    cost = np.full((ns, nt), 3.0)
-    touched = 0
-    for j in range(nt):
-        mark[t_nodes[j]] = j
-        touched += indptr[t_nodes[j] + 1] - indptr[t_nodes[j]]
-    seen = np.empty(touched, dtype=np.int64)
-    count = 0
-    for j in range(nt):
-        for p in range(indptr[t_nodes[j]], indptr[t_nodes[j] + 1]):
-            z = indices[p]
-            if slot[z] < 0:
-                slot[z] = count
-                seen[count] = z
-                count += 1
-    bits = np.zeros((count, words), dtype=np.uint64)
-    for j in range(nt):
-        bit = np.uint64(1) << np.uint64(j & 63)
-        for p in range(indptr[t_nodes[j]], indptr[t_nodes[j] + 1]):
-            bits[slot[indices[p]], j >> 6] |= bit
-    reach = np.empty(words, dtype=np.uint64)
-    for i in range(ns):
-        reach[:] = 0
-        a = s_nodes[i]
-        for p in range(indptr[a], indptr[a + 1]):
-            z = indices[p]
-            if mark[z] >= 0:
-                cost[i, mark[z]] = 1.0
-            if slot[z] >= 0:
-                for w in range(words):
-                    reach[w] |= bits[slot[z], w]
-        for j in range(nt):
-            if cost[i, j] > 2.0 and (reach[j >> 6] >> np.uint64(j & 63)) & np.uint64(1):
-                cost[i, j] = 2.0
-    for j in range(nt):
-        mark[t_nodes[j]] = -1
-    for k in range(count):
-        slot[seen[k]] = -1
-    return cost
-
-
-@numba.njit(cache=True)
-def _merge_equal_rows(cost, mass):
-    """Merge rows of ``cost`` that are equal, adding their masses (an exact reduction: a plan
-    for the merged row splits in proportion). Returns the distinct rows and their masses."""
-    m, n = cost.shape
-    hashes = np.empty(m, dtype=np.int64)
+def _distinct_rows(table, mass):
+    """The distinct rows of an integer ``table`` (hashed, then compared word by word): the
+    index of one row per class and each class's total ``mass``."""
+    m, n = table.shape
+    hashes = np.empty(m, dtype=np.uint64)
     for i in range(m):
-        h = np.int64(1469598103934665603)
+        h = np.uint64(14695981039346656037)
         for j in range(n):
-            h = (h ^ np.int64(cost[i, j] * 1024.0)) * np.int64(1099511628211)
+            h = (h ^ np.uint64(table[i, j])) * np.uint64(1099511628211)
         hashes[i] = h
     order = np.argsort(hashes, kind="mergesort")
     keep = np.empty(m, dtype=np.int64)
@@ -729,10 +860,10 @@ def _merge_equal_rows(cost, mass):
     for t in range(m):
         i = order[t]
         if groups > 0 and hashes[keep[groups - 1]] == hashes[i]:
-            same = True
             r = keep[groups - 1]
+            same = True
             for j in range(n):
-                if cost[r, j] != cost[i, j]:
+                if table[r, j] != table[i, j]:
                     same = False
                     break
             if same:
@@ -741,10 +872,7 @@ def _merge_equal_rows(cost, mass):
         keep[groups] = i
         merged[groups] = mass[i]
         groups += 1
-    out = np.empty((groups, n))
-    for g in range(groups):
-        out[g] = cost[keep[g]]
-    return out, merged[:groups].copy()
+    return keep[:groups].copy(), merged[:groups].copy()
 
 
 @numba.njit(cache=True)
@@ -759,10 +887,11 @@ def _only_plan(p, q, cost):
 
 
 @numba.njit(cache=True)
-def _emd(p, q, cost, merge):
+def _emd(p, q, cost, simplex=True, levels=0):
     """Exact earth mover's distance between masses ``p`` (rows) and ``q`` (columns) of equal
-    total under ``cost``: equal rows and columns merged if ``merge`` (worth it for the few
-    distinct hop costs), bounds first, then the transportation simplex."""
+    total under ``cost``: bounds first, then the transportation simplex (skipped, and the
+    greedy plan's cost returned, if not ``simplex``: for profiling). ``levels`` as in
+    ``_bucket_order``."""
     m, n = cost.shape
     if m == 0 or n == 0:
         return 0.0
@@ -770,36 +899,39 @@ def _emd(p, q, cost, merge):
         return _only_plan(p, q, cost)
     # Normalise the column total to the row total (they agree up to rounding).
     q = q * (p.sum() / q.sum())
-    if merge:
-        cost, p = _merge_equal_rows(cost, p)
-        cost_t, q = _merge_equal_rows(cost.T.copy(), q)
-        cost = cost_t.T.copy()
-        m, n = cost.shape
-        if m == 1 or n == 1:
-            return _only_plan(p, q, cost)
+    # One pass: the bounds' row and column minima, and the cost range for the greedy order.
     lower_rows = 0.0
+    col_min = np.full(n, np.inf)
+    high = -np.inf
     for i in range(m):
-        lower_rows += p[i] * cost[i].min()
+        row_min = np.inf
+        for j in range(n):
+            c = cost[i, j]
+            row_min = min(row_min, c)
+            col_min[j] = min(col_min[j], c)
+            high = max(high, c)
+        lower_rows += p[i] * row_min
     lower_cols = 0.0
     for j in range(n):
-        lower_cols += q[j] * cost[:, j].min()
+        lower_cols += q[j] * col_min[j]
     bi = np.empty(m + n - 1, dtype=np.int64)
     bj = np.empty(m + n - 1, dtype=np.int64)
     flow = np.empty(m + n - 1)
-    upper = _greedy_basis(cost, p, q, bi, bj, flow)
-    scale = 1.0 + cost.max()
-    if upper - max(lower_rows, lower_cols) <= 1e-13 * scale:
+    upper = _greedy_basis(cost, p, q, bi, bj, flow, levels, col_min.min(), high)
+    scale = 1.0 + high
+    if not simplex or upper - max(lower_rows, lower_cols) <= 1e-13 * scale:
         return upper
     return _simplex(cost, bi, bj, flow, scale)
 
 
 @numba.njit(cache=True)
-def _greedy_basis(cost, p, q, bi, bj, flow):
+def _greedy_basis(cost, p, q, bi, bj, flow, levels=0, low=np.inf, high=-np.inf):
     """Least-cost greedy plan as a spanning-tree basis of ``m + n − 1`` cells (degenerate cells
     carry 0): each cell retires exactly one line (its row, or its column), the last one both.
-    The cells are visited in ``_bucket_order``. Returns the plan's cost."""
+    The cells are visited in ``_bucket_order`` (``levels``; ``low``/``high`` the cost range
+    when known). Returns the plan's cost."""
     m, n = cost.shape
-    order = _bucket_order(cost.ravel())
+    order = _bucket_order(cost.ravel(), levels, low, high)
     rest_p = p.copy()
     rest_q = q.copy()
     row_on = np.ones(m, dtype=np.bool_)
@@ -891,21 +1023,25 @@ def _tree_duals(cost, m, bi, bj, parent, parent_cell, dual, stamp, stack, pivot)
 
 
 @numba.njit(cache=True)
-def _bucket_order(values):
+def _bucket_order(values, levels=0, low=np.inf, high=-np.inf):
     """Indices of ``values`` in increasing order up to a bucket width: a counting sort into
-    ``len(values)`` equal-width buckets (O(len), stable). Exact when the values are few and
-    evenly spaced (hop costs 1, 2, 3); close enough elsewhere for a greedy start, which the
-    simplex then makes optimal."""
+    ``levels`` equal-width buckets (O(len), stable; ``4 √len(values)`` buckets if 0, coarser
+    and cheaper than one per value, the simplex making up the difference). Exact when the
+    values take at most ``levels`` evenly spaced values (hop costs 1, 2, 3 and ``levels=3``);
+    close enough elsewhere for a greedy start, which the simplex then makes optimal. The
+    range ``low``/``high`` is computed unless given."""
     size = values.size
-    low, high = values.min(), values.max()
-    width = (high - low) / (size - 1) if high > low else 1.0
+    buckets = max(2, int(4 * np.sqrt(size))) if levels <= 0 else min(levels, size)
+    if low > high:
+        low, high = values.min(), values.max()
+    width = (high - low) / (buckets - 1) if high > low and buckets > 1 else 1.0
     bucket = np.empty(size, dtype=np.int64)
-    start = np.zeros(size + 1, dtype=np.int64)
+    start = np.zeros(buckets + 1, dtype=np.int64)
     for c in range(size):
-        b = min(int((values[c] - low) / width + 0.5), size - 1)
+        b = min(int((values[c] - low) / width + 0.5), buckets - 1)
         bucket[c] = b
         start[b + 1] += 1
-    for b in range(size):
+    for b in range(buckets):
         start[b + 1] += start[b]
     order = np.empty(size, dtype=np.int64)
     for c in range(size):
@@ -915,12 +1051,35 @@ def _bucket_order(values):
 
 
 @numba.njit(cache=True)
+def _attach(t, p, first_child, next_sib, prev_sib):
+    """Put tree node ``t`` first in ``p``'s child list."""
+    head = first_child[p]
+    next_sib[t], prev_sib[t] = head, -1
+    if head >= 0:
+        prev_sib[head] = t
+    first_child[p] = t
+
+
+@numba.njit(cache=True)
+def _detach(t, p, first_child, next_sib, prev_sib):
+    """Take tree node ``t`` out of its parent ``p``'s child list."""
+    if prev_sib[t] >= 0:
+        next_sib[prev_sib[t]] = next_sib[t]
+    else:
+        first_child[p] = next_sib[t]
+    if next_sib[t] >= 0:
+        prev_sib[next_sib[t]] = prev_sib[t]
+
+
+@numba.njit(cache=True)
 def _simplex(cost, bi, bj, flow, scale):
     """Transportation simplex from the basis ``(bi, bj, flow)``. The basis is a spanning tree
-    kept as parent pointers: a pivot re-hangs the cut-off subtree on the entering cell by
-    reversing one parent chain, and the duals are re-derived from the pointers (O(m + n)).
-    Block pricing picks the entering cell (Bland's rule after a run of degenerate pivots,
-    which rules out cycling); the ratio test along the tree cycle picks the leaving cell."""
+    kept as parent pointers and child lists: a pivot re-hangs the cut-off subtree on the
+    entering cell by reversing one parent chain, and only that subtree's duals move (by the
+    entering cell's reduced cost; a walk over its child lists). Block pricing picks the
+    entering cell (Bland's rule after a run of degenerate pivots, which rules out cycling);
+    the ratio test along the tree cycle picks the leaving cell. Optimality is declared only
+    after the duals are re-derived from scratch and still price out."""
     m, n = cost.shape
     nodes = m + n
     cells = nodes - 1
@@ -928,6 +1087,11 @@ def _simplex(cost, bi, bj, flow, scale):
     parent = np.empty(nodes, dtype=np.int64)
     parent_cell = np.empty(nodes, dtype=np.int64)
     _basis_tree(m, n, bi, bj, parent, parent_cell)
+    first_child = np.full(nodes, -1, dtype=np.int64)
+    next_sib = np.full(nodes, -1, dtype=np.int64)
+    prev_sib = np.full(nodes, -1, dtype=np.int64)
+    for t in range(1, nodes):
+        _attach(t, parent[t], first_child, next_sib, prev_sib)
     dual = np.empty(nodes)
     stamp = np.full(nodes, -1, dtype=np.int64)
     seen = np.full(nodes, -1, dtype=np.int64)
@@ -938,8 +1102,10 @@ def _simplex(cost, bi, bj, flow, scale):
     bland = False
     block = max(8, int(np.sqrt(m * n)))
     cursor_cell = 0
+    fresh = 0  # how many times the duals were derived from scratch (their stamp)
+    _tree_duals(cost, m, bi, bj, parent, parent_cell, dual, stamp, stack, fresh)
+    verified = True
     for pivot in range(100 * nodes * nodes + 1000):
-        _tree_duals(cost, m, bi, bj, parent, parent_cell, dual, stamp, stack, pivot)
         # Pricing: block search (the most negative reduced cost within the first block of
         # ``block`` cells, cyclically from where the last search stopped, that holds one), as
         # in LEMON's network simplex; Bland's rule takes the first negative cell instead.
@@ -961,7 +1127,13 @@ def _simplex(cost, bi, bj, flow, scale):
                 break
         cursor_cell = i * n + j
         if ei < 0:
-            break
+            if verified:
+                break
+            fresh += 1
+            _tree_duals(cost, m, bi, bj, parent, parent_cell, dual, stamp, stack, fresh)
+            verified = True
+            continue
+        verified = False
         # The tree cycle: mark the ancestors of column ej, climb from row ei to the first
         # marked node (the join); its cells alternate −, +, −, ... from column ej to row ei.
         t = m + ej
@@ -1004,14 +1176,31 @@ def _simplex(cost, bi, bj, flow, scale):
         # that subtree from this end, whose new parent is the other end.
         child = m + bj[leave] if parent_cell[m + bj[leave]] == leave else bi[leave]
         node, other = (m + ej, ei) if leave_on_a else (ei, m + ej)
+        hang = node
+        # The subtree's duals shift by delta on rows, -delta on columns, so that the entering
+        # cell prices to 0 (its column end is in the subtree if leave_on_a, else its row end).
+        delta = -best if leave_on_a else best
         bi[leave], bj[leave] = ei, ej
         prev, prev_cell = other, leave
         while True:
             up, up_cell = parent[node], parent_cell[node]
+            _detach(node, up, first_child, next_sib, prev_sib)
             parent[node], parent_cell[node] = prev, prev_cell
+            _attach(node, prev, first_child, next_sib, prev_sib)
             if node == child:
                 break
             prev, prev_cell, node = node, up_cell, up
+        top = 1
+        stack[0] = hang
+        while top > 0:
+            top -= 1
+            t = stack[top]
+            dual[t] += delta if t < m else -delta
+            c = first_child[t]
+            while c >= 0:
+                stack[top] = c
+                top += 1
+                c = next_sib[c]
         if theta <= 1e-15:
             degenerate_run += 1
             bland = bland or degenerate_run > nodes
