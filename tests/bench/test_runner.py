@@ -171,3 +171,20 @@ def test_interleave_completes_pairs_split_by_split(tmp_path):
     assert order == ["none", "random(add=10,seed=0)"] * 3
     # the same rows, whatever the order they were trained in
     assert [(r.key, r.test_acc) for r in interleaved] == [(r.key, r.test_acc) for r in in_turn]
+
+
+def test_first_split_runs_later_split_ids_with_the_same_rows(tmp_path):
+    dataset = DatasetSpec("csbm-tiny", lambda: csbm(200, 40, phi=-0.5, seed=2), "csbm")
+    common = dict(methods=[MethodSpec("none")], models=["gcn"], split_preset="dense")
+    with ResultStore(tmp_path / "r.db") as store:
+        late = run_benchmark(
+            BenchmarkSpec(
+                [dataset], **common, training_preset="comfy", num_splits=2, first_split=3
+            ),
+            store,
+        )
+        all_five = run_benchmark(
+            BenchmarkSpec([dataset], **common, training_preset="comfy", num_splits=5), store
+        )
+    assert [r.key.split_id for r in late] == [3, 4]
+    assert [r.test_acc for r in all_five[3:]] == [r.test_acc for r in late]
