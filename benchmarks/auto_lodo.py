@@ -181,11 +181,11 @@ def render(
         + f" from the leaderboard rows in {', '.join(f'`{p}`' for p in rows_files)} "
         f"(model {args.model}); {timing[0]:.0f} s of wall time on 2 shared cores, one torch "
         f"thread (1-minute load average {timing[1]:.1f} at the start, {timing[2]:.1f} at the "
-        "end). Per-dataset rows: [auto_lodo.csv](auto_lodo.csv).",
+        "end). Per-dataset rows: `docs/auto_lodo.csv`.",
         "",
         "**The verdict is on the committed reduced leaderboard only**: "
         f"{n} datasets, GCN, 2 Optuna trials per cell and 5 splits × 2 seeds "
-        "([leaderboard.md](leaderboard.md) says what is missing). With so few datasets the "
+        "(`docs/leaderboard.md` says what is missing). With so few datasets the "
         f"rule is fitted on {n - 1} in every fold; this measures the mechanism, not a "
         "general claim.",
         "",

@@ -22,11 +22,13 @@ from rewirekit.bench.auto import (
     leave_one_dataset_out,
     load_profiles,
     profiles_from_leaderboard,
+    profiles_from_records,
 )
 from rewirekit.bench.leaderboard import Protocol
 from rewirekit.bench.presets import tuned_preset_name
 from rewirekit.bench.runner import DatasetSpec
 from rewirekit.bench.store import ResultStore, RunKey, RunRecord, params_hash
+from rewirekit.datasets import csbm_key
 from rewirekit.diagnostics import diagnose
 
 PROTOCOL = Protocol(trials=1, num_splits=3, seeds=(0, 1))
@@ -194,3 +196,15 @@ def test_auto_takes_a_graph_in_memory_and_refuses_without_profiles():
     own = [DatasetProfile(found.dataset, "gcn", dict.fromkeys(FEATURES, 0.5), {"feast": 1.0})]
     with pytest.raises(RewireError, match="other than"):
         auto(data, profiles=own)
+
+
+def test_profiles_are_built_from_rows_by_diagnosing_each_dataset_again():
+    key = csbm_key(60, 8, 0.5, 0)
+    rows = _cell(key, "none", 0.0) + _cell(key, "m1", 0.04, {"add": 1})
+    (profile,) = profiles_from_records(rows)
+    spec = DatasetSpec.csbm(num_nodes=60, num_features=8, phi=0.5, seed=0)
+    assert profile.features == diagnosis_features(diagnose_dataset(spec)[0])
+    assert profile.gains == pytest.approx({"m1": 4.0})
+    file_rows = [replace(r, key=replace(r.key, dataset="mine@0123456789")) for r in rows]
+    with pytest.raises(RewireError, match="rows come from a graph file"):
+        profiles_from_records(file_rows)
