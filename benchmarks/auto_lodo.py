@@ -6,7 +6,9 @@ is fitted on the profiles of the *other* datasets, built from their rows alone
 dataset with that rule (diagnosis, short-list, tuning on validation, choice) and its pick is
 scored by the leaderboard's stored paired test gain of the picked method there (``none``
 scores 0). Against: the best method on that dataset (the oracle, ``none`` included) and the
-best single method, the one of highest mean gain over all datasets.
+best single method, the one of highest mean gain over all datasets. The pick, with the
+parameters auto tuned, is also trained against its tuned ``none`` on held-back splits
+(:func:`rewirekit.bench.auto.evaluate`), which neither auto nor the leaderboard used.
 
 Only methods with a leaderboard cell on every dataset are candidates, in every fold alike,
 so that every pick can be scored; the choice of that grid reads which cells exist, not their
@@ -38,6 +40,7 @@ from rewirekit.bench.auto import (
     auto,
     diagnose_dataset,
     diagnosis_features,
+    evaluate,
     leave_one_dataset_out,
     profiles_from_leaderboard,
     save_profiles,
@@ -61,6 +64,9 @@ COLUMNS = [
     "oracle",
     "oracle_gain",
     "auto_within_0.5",
+    "heldback_gain",
+    "heldback_ci_low",
+    "heldback_ci_high",
 ]
 
 
@@ -108,6 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             shortlist = ranking[: args.shortlist]
             rule_pick = shortlist[0].method if shortlist else BASELINE
             auto_pick, val_gain = "", float("nan")
+            held = (float("nan"),) * 3
             if not args.rule_only:
                 spec = DatasetSpec.from_key(held_out.dataset)
                 assert spec is not None
@@ -124,6 +131,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 )
                 assert [s.method for s in found.shortlist] == [s.method for s in shortlist]
                 auto_pick, val_gain = found.choice.method, found.val_gain
+                p = evaluate(spec, found, num_splits=args.splits, seeds=(0, 1), store=store).paired
+                held = (p.mean_diff, p.ci_low, p.ci_high)
             gains = {BASELINE: 0.0, **{m: held_out.gains[m] for m in grid}}
             oracle = max(sorted(gains), key=lambda m: gains[m])
             auto_gain = gains[auto_pick] if auto_pick else float("nan")
@@ -144,6 +153,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "auto_within_0.5": (
                         "" if not auto_pick else str(gains[oracle] - auto_gain <= TOLERANCE)
                     ),
+                    "heldback_gain": held[0],
+                    "heldback_ci_low": held[1],
+                    "heldback_ci_high": held[2],
                 }
             )
     means = {
@@ -204,6 +216,11 @@ def render(
         "- **Score**: the leaderboard's stored paired test gain (points, method − `none`, "
         "splits 0–4 × seeds 0, 1) of the picked method on the held-out dataset; `none` "
         "scores 0.",
+        "- **Held-back**: auto's pick with the parameters it tuned, trained with its tuned "
+        f"`none` on dense splits {args.splits}–{2 * args.splits - 1} × seeds 0, 1, which "
+        "neither auto nor the leaderboard used: the paired test difference and its 95% "
+        "bootstrap CI (`rewirekit.bench.auto.evaluate`). It measures auto's own pick, not "
+        "the leaderboard's cell of the same method (tuned with 2 trials).",
         "- **Oracle**: the best method on that dataset by the same stored gain (`none` "
         "included). **Best single method**: the method of highest mean stored gain over all "
         f"{n} datasets (chosen with every dataset's rows: a favourable baseline).",
@@ -215,8 +232,8 @@ def render(
         "",
         "| held-out dataset | nearest (distance) | short-list (predicted gain) | rule's pick: "
         "gain | auto's pick (validation gain) | auto's gain | oracle: gain | within "
-        f"{TOLERANCE} of the oracle |",
-        "|---|---|---|---|---|---|---|---|",
+        f"{TOLERANCE} of the oracle | auto's pick on held-back splits [95% CI] |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         tuned = bool(r["auto_pick"])
@@ -226,7 +243,14 @@ def render(
             f"| {r['dataset']} | {r['nearest']} | {r['shortlist']} | {r['rule_pick']}: "
             f"{r['rule_gain']:+.2f} | {auto_cell} | "
             + (f"{r['auto_gain']:+.2f}" if tuned else "—")
-            + f" | {r['oracle']}: {r['oracle_gain']:+.2f} | {verdict} |"
+            + f" | {r['oracle']}: {r['oracle_gain']:+.2f} | {verdict} | "
+            + (
+                f"{r['heldback_gain']:+.2f} [{r['heldback_ci_low']:+.2f}, "
+                f"{r['heldback_ci_high']:+.2f}]"
+                if tuned
+                else "—"
+            )
+            + " |"
         )
     rule_mean = sum(r["rule_gain"] for r in results) / n
     oracle_mean = sum(r["oracle_gain"] for r in results) / n
