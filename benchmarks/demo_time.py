@@ -3,6 +3,11 @@
     REWIREKIT_DATA=/work/shared/datasets python benchmarks/demo_time.py \
         [--out docs/demo_timing.txt] [--copy-to docs] [--bench-args "..."]
 
+``--command`` times another command the same way, e.g. ``rewirekit auto``::
+
+    REWIREKIT_DATA=../shared/datasets python benchmarks/demo_time.py \
+        --command "auto --dataset texas --evaluate" --out docs/auto_texas_timing.txt
+
 Runs ``python -m rewirekit bench`` (plus ``--bench-args``, for a smoke run) in a fresh
 temporary folder, so that no stored row is reused, with one thread (``OMP_NUM_THREADS=1``,
 the demo's own ``--threads`` default). It writes the wall time, the CPU time of the demo
@@ -30,6 +35,9 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+#: The demo's command line (``make demo``).
+DEMO = "rewirekit bench"
+
 
 def uptime() -> str:
     return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
@@ -40,10 +48,12 @@ def child_cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def run_demo(bench_args: list[str], folder: Path) -> dict:
-    """Run the demo in ``folder``; its wall and CPU seconds, the load, and its output."""
+def run_demo(bench_args: list[str], folder: Path, subcommand: str = "bench") -> dict:
+    """Run the demo (or ``rewirekit SUBCOMMAND``) in ``folder``; its wall and CPU seconds,
+    the load, and its output."""
     env = {**os.environ, "OMP_NUM_THREADS": "1", "COLUMNS": "120"}
-    command = [sys.executable, "-m", "rewirekit", "bench", *bench_args]
+    bench_args = [*shlex.split(subcommand), *bench_args]
+    command = [sys.executable, "-m", "rewirekit", *bench_args]
     before, cpu = uptime(), child_cpu_seconds()
     start = time.perf_counter()
     done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True)
@@ -51,7 +61,7 @@ def run_demo(bench_args: list[str], folder: Path) -> dict:
     if done.returncode != 0:
         raise SystemExit(f"the demo failed ({done.returncode}):\n{done.stderr}")
     return dict(
-        command=shlex.join(["rewirekit", "bench", *bench_args]),
+        command=shlex.join(["rewirekit", *bench_args]),
         wall=wall,
         cpu=child_cpu_seconds() - cpu,
         before=before,
@@ -63,7 +73,8 @@ def run_demo(bench_args: list[str], folder: Path) -> dict:
 def report(result: dict) -> str:
     return "\n".join(
         [
-            f"# {result['command']} (make demo), timed by benchmarks/demo_time.py",
+            f"# {result['command']}{' (make demo)' if result['command'] == DEMO else ''}, "
+            "timed by benchmarks/demo_time.py",
             f"# {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, {os.cpu_count()} cores, "
             "OMP_NUM_THREADS=1, a fresh store",
             f"uptime before: {result['before']}",
@@ -83,9 +94,10 @@ def main(argv: list[str] | None = None) -> str:
     parser.add_argument("--out", type=Path, default=Path("docs/demo_timing.txt"))
     parser.add_argument("--copy-to", type=Path, default=None)
     parser.add_argument("--bench-args", default="", help="extra arguments (smoke runs)")
+    parser.add_argument("--command", default="bench", help="the rewirekit command to time")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="rewirekit-demo-") as folder:
-        result = run_demo(shlex.split(args.bench_args), Path(folder))
+        result = run_demo(shlex.split(args.bench_args), Path(folder), args.command)
         if args.copy_to is not None:
             args.copy_to.mkdir(parents=True, exist_ok=True)
             runs = Path(folder) / "runs"

@@ -1,6 +1,7 @@
 """Graph diagnostics the ComFy paper relies on: homophily, spectral gap, communities and
-their alignment with the labels (Rubio-Madrigal, Jamadandi & Burkholz, ICLR 2025); and the
-Ollivier–Ricci curvature the curvature rewirings (SDRF, BORF) act on."""
+their alignment with the labels, and how well feature similarity tracks the labels
+(Rubio-Madrigal, Jamadandi & Burkholz, ICLR 2025); and the Ollivier–Ricci curvature the
+curvature rewirings (SDRF, BORF) act on."""
 
 from __future__ import annotations
 
@@ -15,6 +16,11 @@ from rewirekit.algorithms import detect_communities, fiedler_pair
 from rewirekit.algorithms.ollivier_ricci import ollivier_ricci
 from rewirekit.errors import RewireError
 from rewirekit.graph import edge_set, validate_data
+from rewirekit.linalg.similarity import normalized_rows
+
+#: At most this many nodes of the mask enter :func:`feature_label_agreement` (a seeded
+#: sample beyond it), so its ``n × n`` similarity block stays small on any graph.
+AGREEMENT_MAX_NODES = 2000
 
 
 @dataclass(frozen=True)
@@ -35,6 +41,12 @@ class GraphDiagnostics:
             of the edges (α = 0.5, unweighted; :func:`~rewirekit.algorithms.ollivier_ricci`);
             NaN without edges.
         orc_below_minus_half: share of edges with κ < −0.5 (the bottlenecks).
+        masked_edge_homophily: edge homophily over the edges with both endpoints in ``mask``
+            (all edges without a mask), so that only the labels of the mask are read; NaN
+            when no edge has both endpoints there.
+        feature_label_alignment: share of the mask's nodes whose most cosine-similar other
+            node of the mask (by features) has the same label
+            (:func:`feature_label_agreement`); NaN without features.
         most_negative_edges: the ``num_negative`` edges of lowest κ as ``(u, v, κ)``, lowest first
             (not part of :meth:`to_dict`).
     """
@@ -50,6 +62,8 @@ class GraphDiagnostics:
     orc_median: float
     orc_q3: float
     orc_below_minus_half: float
+    masked_edge_homophily: float
+    feature_label_alignment: float
     most_negative_edges: tuple[tuple[int, int, float], ...] = field(default=())
 
     def to_dict(self) -> dict[str, float]:
@@ -89,8 +103,11 @@ def diagnose(
     graph.add_edges_from(zip(edges.src.tolist(), edges.dst.tolist(), strict=True))
     groups = [np.flatnonzero(partition == c).tolist() for c in range(partition.max() + 1)]
     modularity = nx.community.modularity(graph, groups) if edges.num_pairs else 0.0
-    nodes = np.arange(n) if mask is None else mask.cpu().numpy().nonzero()[0]
+    inside = np.ones(n, dtype=bool) if mask is None else mask.cpu().numpy().astype(bool)
+    nodes = np.flatnonzero(inside)
     gap, _, _ = fiedler_pair(n, edges.src, edges.dst)
+    masked = inside[edges.src] & inside[edges.dst]
+    x = data.get("x")
     return GraphDiagnostics(
         num_edges=edges.num_pairs,
         edge_homophily=float(same.mean()) if edges.num_pairs else float("nan"),
@@ -98,8 +115,49 @@ def diagnose(
         num_communities=int(partition.max() + 1),
         modularity=float(modularity),
         label_nmi=normalized_mutual_info(partition[nodes], labels[nodes]),
+        masked_edge_homophily=float(same[masked].mean()) if masked.any() else float("nan"),
+        feature_label_alignment=(
+            float("nan") if x is None else feature_label_agreement(x, labels, nodes, seed=seed)
+        ),
         **curvature_summary(edges.src, edges.dst, n, num_negative),
     )
+
+
+def feature_label_agreement(
+    x: Tensor | np.ndarray,
+    labels: np.ndarray,
+    nodes: np.ndarray,
+    *,
+    max_nodes: int = AGREEMENT_MAX_NODES,
+    seed: int = 0,
+) -> float:
+    """Share of ``nodes`` whose nearest other node of ``nodes`` in cosine similarity of the
+    features ``x`` carries the same label: the label homophily of the 1-nearest-neighbour
+    feature graph, read on ``nodes`` alone.
+
+    It says whether feature similarity carries label information, which is what
+    similarity-guided rewiring (FeaSt, ComFy) adds edges by; with ``C`` balanced classes a
+    value near ``1/C`` means features that do not separate the classes. Ties go to the
+    lower node id; a node of zero features is similar to none (similarity 0). Beyond
+    ``max_nodes`` nodes a seeded uniform sample of that many is used (``O(max_nodes²)``
+    memory).
+
+    Example:
+        >>> x = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9]])
+        >>> feature_label_agreement(x, np.array([0, 0, 1, 1]), np.arange(4))
+        1.0
+    """
+    if nodes.size < 2:
+        return float("nan")
+    if nodes.size > max_nodes:
+        rng = np.random.default_rng(seed)
+        nodes = np.sort(rng.choice(nodes, size=max_nodes, replace=False))
+    xn = normalized_rows(x)[nodes]
+    similarity = xn @ xn.T
+    similarity = similarity.toarray() if hasattr(similarity, "toarray") else similarity
+    np.fill_diagonal(similarity, -np.inf)
+    nearest = similarity.argmax(axis=1)
+    return float((labels[nodes] == labels[nodes[nearest]]).mean())
 
 
 def curvature_summary(src: np.ndarray, dst: np.ndarray, n: int, num_negative: int) -> dict:

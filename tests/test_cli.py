@@ -220,3 +220,31 @@ def test_a_directed_graph_file_is_refused_on_the_command_line_unless_undirected(
     assert "is directed" in result.stderr and "--undirected" in result.stderr
     result = runner.invoke(app, ["diagnose", "-d", path, "--undirected"])
     assert result.exit_code == 0, result.output
+
+
+def test_auto_on_your_own_graph_prints_the_choice_and_the_held_back_gain(tmp_path):
+    path = str(_save_graph(tmp_path / "mine.npz"))
+    args = ["auto", "-d", path, "--evaluate", "--trials", "2", "--splits", "2"]
+    args += ["--eval-splits", "2", "--eval-seeds", "1", "--store", str(tmp_path / "a.db")]
+    args += ["--method", "feast", "--method", "random", "--method", "fosr"]  # fast ones
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "mine@" in out and "feature label alignment" in out and "Short-list" in out
+    assert "Short-list: the 2 methods" in out and "(distance " in out
+    listed = out.split("Short-list")[1].split("Tuned on validation")[0]
+    assert sum(f"  {m}: " in listed for m in ("feast", "random", "fosr")) == 2
+    assert "Choice: " in out and "points over none" in out.split("Choice: ")[1]
+    assert "Held-back test (splits 2-3 x seeds 0, never used by selection)" in out
+    assert "paired gain" in out and "95% CI" in out
+
+
+def test_leaderboard_takes_your_own_graph(tmp_path):
+    path = str(_save_graph(tmp_path / "mine.npz"))
+    args = ["leaderboard", "-d", path, "-m", "gcn", "--method", "none", "--method", "random"]
+    args += ["--trials", "1", "--splits", "2", "--seeds", "1", "--store", str(tmp_path / "l.db")]
+    args += ["--rows", str(tmp_path / "rows.csv"), "--out", str(tmp_path / "page")]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "page" / "leaderboard.md").read_text()
+    assert "| mine@" in page and "| random |" in page

@@ -6,7 +6,7 @@ from torch_geometric.utils import to_undirected
 
 from rewirekit import RewireError
 from rewirekit.datasets import aligned_sbm
-from rewirekit.diagnostics import diagnose, normalized_mutual_info
+from rewirekit.diagnostics import diagnose, feature_label_agreement, normalized_mutual_info
 
 
 def _two_triangles(bridge: bool) -> Data:
@@ -64,3 +64,26 @@ def test_nmi_of_independent_labellings_is_zero():
     a, b = np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1])
     assert normalized_mutual_info(a, b) == pytest.approx(0.0, abs=1e-12)
     assert normalized_mutual_info(a, 1 - a) == pytest.approx(1.0)
+
+
+def test_feature_label_agreement_is_the_one_nearest_neighbour_label_match():
+    x = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9], [0.8, 0.2]])
+    y = np.array([0, 0, 1, 1, 1])
+    # node 4's nearest is node 1 (label 0): 4 of 5 agree
+    assert feature_label_agreement(x, y, np.arange(5)) == pytest.approx(4 / 5)
+    # among nodes 2, 3, 4 alone: 2 <-> 3 agree, 4's nearest is 3 (cos 0.35 > 0.24): all agree
+    assert feature_label_agreement(x, y, np.array([2, 3, 4])) == pytest.approx(1.0)
+    assert np.isnan(feature_label_agreement(x, y, np.array([0])))
+    sampled = feature_label_agreement(x, y, np.arange(5), max_nodes=3, seed=0)
+    assert sampled in {0.0, 1 / 3, 2 / 3, 1.0}
+
+
+def test_masked_homophily_and_alignment_read_only_the_masked_labels():
+    data = _two_triangles(bridge=True)
+    data.x = torch.tensor([[1.0, 0.0]] * 3 + [[0.0, 1.0]] * 3)
+    full = diagnose(data)
+    assert full.masked_edge_homophily == pytest.approx(6 / 7)
+    assert full.feature_label_alignment == 1.0
+    mask = torch.tensor([True, True, True, True, False, False])  # edges 0-1, 1-2, 0-2, 2-3
+    assert diagnose(data, mask).masked_edge_homophily == pytest.approx(3 / 4)
+    assert np.isnan(diagnose(_two_triangles(bridge=True)).feature_label_alignment)

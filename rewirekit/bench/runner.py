@@ -126,7 +126,8 @@ class DatasetSpec:
 
 @dataclass(frozen=True)
 class BenchmarkSpec:
-    """The grid of one benchmark. ``num_splits=None`` takes the split preset's default.
+    """The grid of one benchmark: split ids ``first_split .. first_split + num_splits - 1``
+    (``num_splits=None`` takes the split preset's number).
 
     ``selftrain`` (a name from :func:`rewirekit.selftrain.list_self_trainers` with its
     parameters) trains every run by self-training on the rewired graph instead of once; its
@@ -142,6 +143,7 @@ class BenchmarkSpec:
     num_splits: int | None = None
     seeds: tuple[int, ...] = (0,)
     selftrain: MethodSpec | None = None
+    first_split: int = 0
 
     @property
     def runs(self) -> int:
@@ -312,8 +314,11 @@ def _check(spec: BenchmarkSpec) -> tuple[Any, Any, int]:
     split_preset = get_split_preset(spec.split_preset)
     training = get_training_preset(spec.training_preset)
     num_splits = spec.num_splits or split_preset.num_splits
-    if num_splits < 1:
-        raise RewireError(f"need at least one split, got {num_splits}.")
+    if num_splits < 1 or spec.first_split < 0:
+        raise RewireError(
+            f"need at least one split and a first split id >= 0, got {num_splits} splits "
+            f"from {spec.first_split}."
+        )
     for method in spec.methods:
         get_method(method.name, **method.params)  # fail fast on bad parameters
     if spec.selftrain is not None:
@@ -335,7 +340,7 @@ def _cell_keys(
             spec.training_label,
             seed,
         )
-        for split_id in range(num_splits)
+        for split_id in range(spec.first_split, spec.first_split + num_splits)
         for seed in spec.seeds
     ]
 

@@ -194,3 +194,20 @@ def test_cell_tasks_run_on_their_own_store_the_rows_run_benchmark_stores(tmp_pat
     assert {r.key: (r.test_acc, r.val_acc, r.epochs) for r in got} == {
         r.key: (r.test_acc, r.val_acc, r.epochs) for r in expected
     }
+
+
+def test_first_split_runs_later_split_ids_with_the_same_rows(tmp_path):
+    dataset = DatasetSpec("csbm-tiny", lambda: csbm(200, 40, phi=-0.5, seed=2), "csbm")
+    common = dict(methods=[MethodSpec("none")], models=["gcn"], split_preset="dense")
+    with ResultStore(tmp_path / "r.db") as store:
+        late = run_benchmark(
+            BenchmarkSpec(
+                [dataset], **common, training_preset="comfy", num_splits=2, first_split=3
+            ),
+            store,
+        )
+        all_five = run_benchmark(
+            BenchmarkSpec([dataset], **common, training_preset="comfy", num_splits=5), store
+        )
+    assert [r.key.split_id for r in late] == [3, 4]
+    assert [r.test_acc for r in all_five[3:]] == [r.test_acc for r in late]

@@ -1,0 +1,41 @@
+"""benchmarks/auto_lodo.py without tuning: the committed page's rule columns and the shipped
+profiles are what the script computes from the committed leaderboard rows."""
+
+import csv
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from rewirekit.datasets import available_offline
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "benchmarks" / "auto_lodo.py"
+RULE_COLUMNS = ("dataset", "nearest", "shortlist", "rule_pick", "rule_gain", "oracle")
+
+
+def _load():
+    spec = importlib.util.spec_from_file_location("auto_lodo", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["auto_lodo"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _rows(path):
+    with open(path, encoding="utf-8") as handle:
+        return [{c: row[c] for c in RULE_COLUMNS} for row in csv.DictReader(handle)]
+
+
+def test_the_rule_columns_and_the_shipped_profiles_come_from_the_committed_rows(tmp_path):
+    if not all(available_offline(d) for d in ("texas", "cornell", "wisconsin")):
+        pytest.skip("texas, cornell and wisconsin are not all in $REWIREKIT_DATA")
+    profiles = tmp_path / "profiles.json"
+    args = ["--rule-only", "--out", str(tmp_path), "--profiles", str(profiles)]
+    assert _load().main([*args, "--rows", str(ROOT / "docs" / "leaderboard.csv")]) == 0
+    assert _rows(tmp_path / "auto_lodo.csv") == _rows(ROOT / "docs" / "auto_lodo.csv")
+    shipped = json.loads((ROOT / "rewirekit" / "bench" / "auto_profiles.json").read_text())
+    written = json.loads(profiles.read_text())
+    assert written["profiles"] == shipped["profiles"]
