@@ -77,18 +77,42 @@ def certify_labels(
     tgt = np.asarray(default_tgt(lab) if targets is None else targets, dtype=int)
     flips = _budget(budget, lab.size)
     gram = ntk(arch, x, adj)
-    classes = y[lab]
-    num_classes = int(y.max()) + 1
+    return certify_kernel(
+        gram, lab, tgt, y[lab], C, flips, collective=collective, method=method, options=options
+    )
+
+
+def certify_kernel(
+    gram: np.ndarray,
+    labelled: np.ndarray,
+    targets: np.ndarray,
+    labels: np.ndarray,
+    C: float,
+    budget: int,
+    *,
+    collective: bool = False,
+    method: str = "auto",
+    options: Options = FAST,
+) -> SampleCertificate | CollectiveCertificate:
+    """:func:`certify_labels` on a kernel ``[n, n]``, with classes ``labels`` of ``labelled``.
+
+    ``method="auto"`` enumerates while :func:`num_attacks` is at most
+    :data:`ENUMERATION_LIMIT`, else solves the MILPs.
+    """
+    if method not in METHODS:
+        raise RewireError(f"method must be one of {METHODS}, got {method!r}.")
+    classes = np.asarray(labels, dtype=int)
+    num_classes = max(int(classes.max()) + 1, 2)
     if method == "enumerate" or (
-        method == "auto" and _num_attacks(lab.size, flips, num_classes) <= ENUMERATION_LIMIT
+        method == "auto" and num_attacks(len(classes), budget, num_classes) <= ENUMERATION_LIMIT
     ):
-        return _by_enumeration(gram, lab, tgt, classes, C, flips, collective)
+        return _by_enumeration(gram, labelled, targets, classes, C, budget, collective)
     if collective:
         return certify_collective(
-            gram, lab, tgt, classes, C, flips, multiclass=num_classes > 2, options=options
+            gram, labelled, targets, classes, C, budget, multiclass=num_classes > 2, options=options
         )
     certify = certify_multiclass if num_classes > 2 else certify_binary
-    return certify(gram, lab, tgt, classes, C, flips, options)
+    return certify(gram, labelled, targets, classes, C, budget, options)
 
 
 def _by_enumeration(gram, lab, tgt, classes, C, flips, collective):
@@ -112,7 +136,8 @@ def _by_enumeration(gram, lab, tgt, classes, C, flips, collective):
     )
 
 
-def _num_attacks(m: int, flips: int, num_classes: int) -> int:
+def num_attacks(m: int, flips: int, num_classes: int = 2) -> int:
+    """Labellings within ``flips`` changes of ``m`` labels in ``num_classes`` classes."""
     return sum(math.comb(m, b) * (max(num_classes, 2) - 1) ** b for b in range(flips + 1))
 
 
