@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from rewirekit.certify.api import certify_kernel
-from rewirekit.certify.certificates import Options
+from rewirekit.certify.certificates import Options, SampleCertificate
 from rewirekit.certify.data import cora_ml_binary, qpcert_csbm, split_per_class
 from rewirekit.certify.ntk import Architecture, ntk
 
@@ -161,6 +161,7 @@ def _certify(kernel, y, labelled, targets, alive, C, delta, args) -> dict:
             budget,
             options=Options(time_limit=args.time_limit),
         )
+        assert isinstance(cert, SampleCertificate)
         certified[alive] = cert.certified
         timed_out = cert.num_timed_out
         method = "enumeration" if set(cert.decided_by) == {"enumeration"} else "milp"
