@@ -179,7 +179,7 @@ def _certify(kernel, y, labelled, targets, alive, C, delta, args) -> dict:
 
 def _mask(flags: np.ndarray) -> str:
     """Hex bit mask of a boolean array (first target = lowest bit)."""
-    return hex(sum(1 << i for i in np.flatnonzero(flags)))
+    return hex(sum(1 << int(i) for i in np.flatnonzero(flags)))
 
 
 def _unmask(mask: str, size: int) -> np.ndarray:

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -71,3 +73,12 @@ def test_curves_benchmark_smoke(tmp_path, monkeypatch):
     assert certified[1] <= certified[0] and certified[3] <= certified[2]  # monotone in delta
     runpy.run_path(str(ROOT / "benchmarks" / "qpcert_curves.py"), run_name="__main__")
     assert Path(prefix + ".csv").read_text().splitlines() == rows  # resumed: nothing redone
+
+
+def test_curves_masks_round_trip_beyond_64_targets():
+    curves = runpy.run_path(str(ROOT / "benchmarks" / "qpcert_curves.py"))
+    flags = np.zeros(160, dtype=bool)
+    flags[[0, 63, 64, 100, 159]] = True
+    mask = curves["_mask"](flags)
+    assert not mask.startswith("-")
+    np.testing.assert_array_equal(curves["_unmask"](mask, 160), flags)
