@@ -59,7 +59,10 @@ def certify_labels(
         collective: one attack against all targets at once instead of one per target.
         method: ``"milp"`` (QPCert), ``"enumerate"`` (retrain the SVM for every admissible
             attack), or ``"auto"``: enumeration while there are at most
-            :data:`ENUMERATION_LIMIT` attacks, else the MILP. Both are exact.
+            :data:`ENUMERATION_LIMIT` (10^4) attacks, else the MILP. Both are exact. One
+            retraining costs about 0.5 ms and one MILP at B = 1 about 4 s on Cora-MLb
+            (m = 20), and one enumeration serves every target, so below the limit it costs
+            less than a single MILP.
         options: how the MILPs are built and solved.
 
     Returns:
