@@ -4,9 +4,9 @@
 products, clean-SVM start, greedy attack, cutoff-0 early exit); ``plain`` is
 :data:`~rewirekit.certify.certificates.PLAIN` (big-M 1e3, no start, no greedy attack, no
 early exit, solved to optimality); ``tight`` (``--variants ours,tight``) is ours with the
-paper's tight big-M, the ablation of the budget-aware one. ``auto`` is what ``certify_labels(method="auto")`` spends
-on that one node alone (enumeration up to
-:data:`~rewirekit.certify.api.ENUMERATION_LIMIT` attacks, else ours). All three certify the
+paper's tight big-M, the ablation of the budget-aware one. ``auto`` is what
+``certify_labels(method="auto")`` spends on that one node alone (enumeration up to
+:data:`~rewirekit.certify.api.ENUMERATION_LIMIT` attacks, else ours). All of them certify the
 same targets of the GCN NTK (C = 0.075, 10 + 10 labelled nodes, seed 0) at each budget, node
 by node in turn, so the machine's load is shared alike; HiGHS runs on one thread. The
 enumeration of all targets at once (one SVM per admissible flip) is timed too, per target.
