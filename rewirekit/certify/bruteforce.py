@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from rewirekit.certify.svm import fit_one_vs_all, predict_one_vs_all
+from rewirekit.certify.svm import fit_one_vs_all, fit_svm, predict_one_vs_all
 
 
 def attacks(labels: np.ndarray, budget: int, num_classes: int) -> Iterator[np.ndarray]:
@@ -45,11 +45,11 @@ def predictions_under_attack(
     rows = gram[np.ix_(targets, labelled)]
     out = []
     for attacked in attacks(labels, budget, num_classes):
-        svms = fit_one_vs_all(train, attacked, C, num_classes)
         if num_classes == 2:  # one SVM: class 1 iff its decision is positive
-            out.append((svms[1].decision(rows) > 0).astype(int))
+            svm = fit_svm(train, np.where(attacked == 1, 1.0, -1.0), C)
+            out.append((svm.decision(rows) > 0).astype(int))
         else:
-            out.append(predict_one_vs_all(svms, rows))
+            out.append(predict_one_vs_all(fit_one_vs_all(train, attacked, C, num_classes), rows))
     return np.array(out)
 
 

@@ -31,12 +31,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from rewirekit.certify.milp import (
+    BIG_M,
     LOOSE_BIG_M,
     PRODUCTS,
     Program,
     Solution,
     SVMBlock,
     add_svm,
+    budget_bounds,
+    forced,
     solve,
 )
 from rewirekit.certify.svm import fit_one_vs_all, fit_svm
@@ -48,7 +51,9 @@ class Options:
     """How the MILPs are built and solved (the defaults are the fast, exact settings).
 
     Args:
-        big_m: ``"tight"`` (the bound of the paper) or a number (QPCert's plain one is 1e3).
+        big_m: ``"budget"`` (bounds that use the budget, and fixing the duals they decide;
+            see :mod:`.milp`), ``"tight"`` (the bound of the paper) or a number (QPCert's
+            plain one is 1e3).
         warm_start: start HiGHS from the clean SVM (or the greedy attack).
         early_exit: stop as soon as the incumbent or the bound decides the sign.
         greedy_attack: try the greedy attack before any MILP.
@@ -56,7 +61,7 @@ class Options:
         time_limit: seconds per MILP.
     """
 
-    big_m: str | float = "tight"
+    big_m: str | float = "budget"
     warm_start: bool = True
     early_exit: bool = True
     greedy_attack: bool = True
@@ -64,8 +69,12 @@ class Options:
     time_limit: float = 600.0
 
     def __post_init__(self) -> None:
-        if self.big_m != "tight" and not (isinstance(self.big_m, (int, float)) and self.big_m > 0):
-            raise RewireError(f"big_m must be 'tight' or a positive number, got {self.big_m!r}.")
+        if self.big_m not in BIG_M and not (
+            isinstance(self.big_m, (int, float)) and self.big_m > 0
+        ):
+            raise RewireError(
+                f"big_m must be one of {BIG_M} or a positive number, got {self.big_m!r}."
+            )
         if self.products not in PRODUCTS:
             raise RewireError(f"products must be one of {PRODUCTS}, got {self.products!r}.")
         if not self.time_limit > 0:
@@ -86,7 +95,7 @@ class SampleCertificate:
     certified: np.ndarray  # bool [t]
     timed_out: np.ndarray  # bool [t]
     seconds: np.ndarray  # float [t]
-    decided_by: np.ndarray  # str [t]: "greedy", "incumbent", "bound", "timeout", "trivial"
+    decided_by: np.ndarray  # "greedy", "bounds", "incumbent", "bound", "timeout", "trivial"
 
     @property
     def ratio(self) -> float:
@@ -197,7 +206,10 @@ def certify_collective(
         program.constrain([(1.0, col) for col in onehot], 1.0, 1.0)
         kept = np.stack(onehot, axis=1)[np.arange(len(y)), y]
         program.constrain([(-np.ones((1, len(y))), kept[None])], -np.inf, budget - len(y))
-        blocks = [_svm(program, train, C, col, options) for col in onehot]
+        blocks = [
+            _svm(program, train, C, col, np.where(y == k, 1.0, -1.0), budget, options)
+            for k, col in enumerate(onehot)
+        ]
         scores = np.stack([svm.decision(rows) for svm in svms], axis=1)
         winners = scores.argmax(axis=1)
         changed = program.add(len(tgt), 0.0, 1.0, binary=True)
@@ -227,7 +239,7 @@ def certify_collective(
         svm = fit_svm(train, y, C)
         label = program.add(len(y), 0.0, 1.0, binary=True)
         _binary_budget(program, label, y, budget)
-        block = _svm(program, train, C, label, options)
+        block = _svm(program, train, C, label, y, budget, options)
         sign = np.sign(svm.decision(rows))
         bound = C * np.abs(rows).sum(axis=1)
         changed = program.add(len(tgt), 0.0, 1.0, binary=True)
@@ -266,16 +278,22 @@ def _binary_node(train, row, y, C, budget, sign, clean, options):
     def margin(flipped: np.ndarray) -> float:
         return float(sign * fit_svm(train, flipped, C).decision(row))
 
-    if options.greedy_attack:
-        support = sign * clean.alpha * clean.labels * row  # what each label adds to the margin
+    fixed = _forced_alpha(train, y, C, budget) if options.big_m == "budget" else None
+    alpha = clean.alpha if fixed is None else fixed
+    if options.greedy_attack or fixed is not None:
+        # flip the (at most budget) labels that add most to the margin sign * f(t)
+        support = sign * alpha * y * row
         flipped = y.copy()
-        flipped[np.argsort(-support)[:budget]] *= -1
-        if margin(flipped) <= 0:
+        flipped[[i for i in np.argsort(-support)[:budget] if support[i] > 0]] *= -1
+        worst = margin(flipped)
+        if worst <= 0:
             return ("greedy", False, False, 0.0)
+        if fixed is not None:  # the same alpha for every labelling: this flip is the worst
+            return ("bounds", True, False, 0.0)
     program = Program()
     label = program.add(len(y), 0.0, 1.0, binary=True)
     _binary_budget(program, label, y, budget)
-    block = _svm(program, train, C, label, options)
+    block = _svm(program, train, C, label, y, budget, options)
     program.minimize(block.z, sign * row)
     start = block.start(train, clean) if options.warm_start else None
     result = _solve_sign(program, start, options)
@@ -319,7 +337,10 @@ def _pair_node(train, row, y, C, budget, winner, rival, svms, options):
         -np.inf,
         budget - is_win.sum() - is_riv.sum(),
     )
-    blocks = [_svm(program, train, C, col, options) for col in (win, riv)]
+    blocks = [
+        _svm(program, train, C, col, np.where(y == k, 1.0, -1.0), budget, options)
+        for k, col in ((winner, win), (rival, riv))
+    ]
     program.minimize(np.concatenate([blocks[0].z, blocks[1].z]), np.concatenate([row, -row]))
     start = None
     if options.warm_start:
@@ -366,9 +387,32 @@ def _proven(result: Solution) -> bool:
 
 
 def _svm(
-    program: Program, train: np.ndarray, C: float, label: np.ndarray, options: Options
+    program: Program,
+    train: np.ndarray,
+    C: float,
+    label: np.ndarray,
+    clean: np.ndarray,
+    budget: int,
+    options: Options,
 ) -> SVMBlock:
-    return add_svm(program, train, C, label, big_m=options.big_m, products=options.products)
+    """The KKT block of an SVM whose clean labels ``clean`` (+-1) change in <= ``budget``."""
+    bounds = budget_bounds(train, clean, C, budget) if options.big_m == "budget" else None
+    return add_svm(
+        program, train, C, label, big_m=options.big_m, products=options.products, q_bounds=bounds
+    )
+
+
+def _forced_alpha(train: np.ndarray, y: np.ndarray, C: float, budget: int) -> np.ndarray | None:
+    r"""The dual of every admissible labelling, if :func:`.milp.budget_bounds` fix all of it.
+
+    Then :math:`f(t) = \sum_j \alpha_j \tilde y_j \Theta_{tj}` is linear in the labels, and
+    flipping the ``budget`` labels of largest positive :math:`\operatorname{sign}(f(t))
+    \alpha_j y_j\Theta_{tj}` is the exact worst attack.
+    """
+    at_c, at_zero = forced(*budget_bounds(train, y, C, budget))
+    if not (at_c | at_zero).all():
+        return None
+    return np.where(at_c, C, 0.0)
 
 
 def _binary_budget(program: Program, label: np.ndarray, y: np.ndarray, budget: int) -> None:

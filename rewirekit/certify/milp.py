@@ -10,9 +10,17 @@ those are linear up to complementarity and the products of labels with dual vari
     \tilde y_i \textstyle\sum_j \Theta_{ij} z_j - u_i + v_i = 1, \quad
     u \le M_u s, \quad \alpha \le C(1 - s), \quad v \le M_v t, \quad C - \alpha \le C(1 - t),
 
-with :math:`s, t \in \{0,1\}^m`, :math:`u, v \ge 0`. The tight big-M of the paper is
-:math:`M_{u,i} = \max(C\sum_j|\Theta_{ij}| - 1, 0)` and :math:`M_{v,i} = C\sum_j|\Theta_{ij}|
-+ 1` (the multipliers cannot exceed them). The product :math:`\tilde y_i z_j` is linearised
+with :math:`s, t \in \{0,1\}^m`, :math:`u, v \ge 0`. At a KKT point :math:`u_i - v_i = q_i - 1`
+with :math:`q_i = \tilde y_i\sum_j\Theta_{ij}\tilde y_j\alpha_j`, and at most one of them is
+non-zero, so any bounds :math:`L_i \le q_i \le U_i` give :math:`M_{u,i} = \max(U_i - 1, 0)` and
+:math:`M_{v,i} = \max(1 - L_i, 0)`. The tight big-M of the paper takes
+:math:`U_i = -L_i = C\sum_j|\Theta_{ij}|`. The ``"budget"`` big-M (ours, :func:`budget_bounds`)
+uses that the attacker flips at most :math:`B` labels: :math:`\tilde y_i\tilde y_j = y_iy_j`
+except for the pairs with exactly one flipped end. It also fixes what the bounds decide:
+:math:`U_i < 1` forces :math:`\alpha_i = C` (the gradient :math:`q_i - 1` of the dual is
+negative for every admissible labelling and every :math:`\alpha`), :math:`L_i > 1` forces
+:math:`\alpha_i = 0`. Both only remove points that are no KKT point of any admissible
+labelling, so the MILP's optimum is unchanged. The product :math:`\tilde y_i z_j` is linearised
 ``pairwise`` (one variable per pair, as in the official code) or ``rowwise``: one variable
 :math:`q_i = \tilde y_i \sum_j \Theta_{ij} z_j` per row with the bound :math:`C\sum_j
 |\Theta_{ij}|`, which needs :math:`m` instead of :math:`m^2` variables.
@@ -34,8 +42,12 @@ from rewirekit.certify.svm import KernelSVM, kkt_multipliers
 
 #: Linearisations of the label-times-dual products (see the module docstring).
 PRODUCTS = ("rowwise", "pairwise")
+#: The named big-M choices of :func:`add_svm` (a number is the third).
+BIG_M = ("budget", "tight")
 #: The big-M of QPCert's plain formulation.
 LOOSE_BIG_M = 1e3
+#: Margin by which a bound must clear 1 before it fixes a dual variable (rounding of the bound).
+FIX_TOLERANCE = 1e-9
 
 
 @dataclass
@@ -162,23 +174,38 @@ def add_svm(
     *,
     big_m: str | float = "tight",
     products: str = "rowwise",
+    q_bounds: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> SVMBlock:
-    """Add the KKT system of an SVM on ``gram`` whose labels are ``2 * x[label] - 1``."""
+    """Add the KKT system of an SVM on ``gram`` whose labels are ``2 * x[label] - 1``.
+
+    ``big_m`` is ``"tight"`` (the paper's), ``"budget"`` (from ``q_bounds``, the output of
+    :func:`budget_bounds`; dual variables the bounds decide are fixed) or a number.
+    """
     m = len(gram)
     row_bound = C * np.abs(gram).sum(axis=1)
-    if big_m == "tight":
-        m_u, m_v = np.maximum(row_bound - 1.0, 0.0), row_bound + 1.0
+    if big_m in ("tight", "budget"):
+        if big_m == "budget":
+            if q_bounds is None:
+                raise ValueError('big_m="budget" needs q_bounds.')
+            q_low, q_high = np.maximum(q_bounds[0], -row_bound), np.minimum(q_bounds[1], row_bound)
+        else:
+            q_low, q_high = -row_bound, row_bound
+        m_u, m_v = np.maximum(q_high - 1.0, 0.0), np.maximum(1.0 - q_low, 0.0)
         u_max, v_max = m_u, m_v
+        at_c, at_zero = forced(q_low, q_high) if big_m == "budget" else (np.zeros(m, bool),) * 2
     else:
         m_u = m_v = np.full(m, float(big_m))
         u_max = v_max = np.full(m, np.inf)
-    alpha = program.add(m, 0.0, C)
+        q_low, q_high = -row_bound, row_bound
+        at_c = at_zero = np.zeros(m, dtype=bool)
+    alpha = program.add(m, np.where(at_c, C, 0.0), np.where(at_zero, 0.0, C))
     u, v = program.add(m, 0.0, u_max), program.add(m, 0.0, v_max)
-    s, t = program.add(m, 0.0, 1.0, binary=True), program.add(m, 0.0, 1.0, binary=True)
+    s = program.add(m, at_zero.astype(float), (~at_c).astype(float), binary=True)
+    t = program.add(m, at_c.astype(float), (~at_zero).astype(float), binary=True)
     z = program.add(m, -C, C)
     _product(program, z, alpha, label, C)  # z = (2b - 1) alpha
     if products == "rowwise":
-        prods = program.add(m, -row_bound, row_bound)
+        prods = program.add(m, q_low, q_high)
         # q_i = (2b_i - 1) w_i with w_i = sum_j gram_ij z_j, |w_i| <= row_bound_i
         lin = (gram, np.broadcast_to(z, (m, m)))
         for sign in (1.0, -1.0):
@@ -207,6 +234,49 @@ def add_svm(
     program.constrain([(-1.0, alpha), (C, t)], -np.inf, 0.0)
     program.constrain([(1.0, s), (1.0, t)], -np.inf, 1.0)
     return SVMBlock(label, alpha, u, v, s, t, z, prods, products)
+
+
+def budget_bounds(
+    gram: np.ndarray, labels: np.ndarray, C: float, budget: int
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""Bounds ``(L, U)`` ``[m]`` on :math:`q_i = \tilde y_i\sum_j \Theta_{ij}\tilde y_j\alpha_j`.
+
+    Over every labelling :math:`\tilde y` within ``budget`` flips of ``labels`` (in {-1, 1})
+    and every :math:`\alpha \in [0, C]^m`. With :math:`P_{ij} = y_iy_j\Theta_{ij}`, the
+    largest value keeps label :math:`i` and flips the ``budget`` labels :math:`j` of most
+    negative :math:`P_{ij}`, or flips :math:`i` (every unflipped pair changes sign) and
+    ``budget - 1`` labels of most positive :math:`P_{ij}`; :math:`U_i` is :math:`C` times the
+    larger sum of positive parts, and :math:`L_i` the same for :math:`-P`.
+    """
+    signed = labels[:, None] * np.asarray(gram, dtype=float) * labels[None, :]
+    return -C * _largest_sum(-signed, budget), C * _largest_sum(signed, budget)
+
+
+def _largest_sum(signed: np.ndarray, budget: int) -> np.ndarray:
+    """Row-wise max over admissible flips of ``sum_j max(sign_ij * signed_ij, 0)``."""
+    diag = np.maximum(np.diag(signed), 0.0)  # the pair (i, i) never changes sign
+    off = signed - np.diag(np.diag(signed))
+    pos, neg = np.maximum(off, 0.0), np.maximum(-off, 0.0)
+    keep = diag + pos.sum(axis=1) + _top_sum(neg, budget)
+    if budget < 1:
+        return keep
+    return np.maximum(keep, diag + neg.sum(axis=1) + _top_sum(pos, budget - 1))
+
+
+def _top_sum(values: np.ndarray, k: int) -> np.ndarray:
+    """Row-wise sum of the ``k`` largest entries."""
+    if k <= 0:
+        return np.zeros(len(values))
+    return -np.sort(-values, axis=1)[:, :k].sum(axis=1)
+
+
+def forced(q_low: np.ndarray, q_high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Masks of the duals that bounds on :math:`q` force to ``C`` and to ``0``.
+
+    The dual's gradient is :math:`q_i - 1`: below 0 everywhere forces :math:`\alpha_i = C`,
+    above 0 everywhere forces :math:`\alpha_i = 0` (with a margin :data:`FIX_TOLERANCE`).
+    """
+    return q_high < 1.0 - FIX_TOLERANCE, q_low > 1.0 + FIX_TOLERANCE
 
 
 def _product(

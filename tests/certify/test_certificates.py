@@ -11,6 +11,7 @@ from rewirekit.certify.certificates import (
     certify_collective,
     certify_multiclass,
 )
+from rewirekit.certify.milp import budget_bounds
 from rewirekit.certify.ntk import Architecture, ntk
 from rewirekit.errors import RewireError
 
@@ -45,6 +46,7 @@ def instance(seed, arch, num_classes=2, n=24, m=12, targets=6):
 @pytest.mark.parametrize("arch", sorted(ARCHS))
 def test_binary_equals_brute_force(arch, seed):
     gram, lab, tgt, y, C = instance(seed, ARCHS[arch])
+    C *= 4.0  # large enough that the bounds fix only some duals and MILPs are solved
     for budget in (1, 2):
         expected, collective = enumerate_certificate(gram, lab, tgt, y, C, budget)
         cert = certify_binary(gram, lab, tgt, y, C, budget)
@@ -85,7 +87,8 @@ def test_instances_are_not_trivial():
 def test_budget_zero_certifies_everything_and_timeouts_are_counted():
     gram, lab, tgt, y, C = instance(0, ARCHS["gcn"])
     assert certify_binary(gram, lab, tgt, y, C, 0).certified.all()
-    cert = certify_binary(gram, lab, tgt, y, C, 2, Options(time_limit=1e-9, greedy_attack=False))
+    no_time = Options(time_limit=1e-9, greedy_attack=False, big_m="tight")
+    cert = certify_binary(gram, lab, tgt, y, C, 2, no_time)
     # nothing is proven in no time: every node counts as not certified, as a time-out
     assert not cert.certified.any() and cert.num_timed_out == len(tgt)
 
@@ -107,3 +110,44 @@ def test_bad_input():
         certify_binary(gram, lab, tgt, y[:-1], C, 1)
     with pytest.raises(RewireError, match="big_m"):
         Options(big_m=-1)
+
+
+def test_budget_bounds_hold_for_every_admissible_labelling():
+    gram, lab, _, y, C = instance(2, ARCHS["gcn"], m=8)
+    train, labels = gram[np.ix_(lab, lab)], np.where(y > 0, 1.0, -1.0)
+    rng = np.random.default_rng(0)
+    for budget in (0, 1, 3):
+        low, high = budget_bounds(train, labels, C, budget)
+        assert np.all(low <= high)
+        reached_low, reached_high = np.full(8, np.inf), np.full(8, -np.inf)
+        for attacked in attacks((labels > 0).astype(int), budget, 2):
+            signs = 2.0 * attacked - 1
+            products = signs[:, None] * train * signs[None, :]
+            # the extreme alphas: C where the product is positive (or negative), else 0
+            for alpha in (C * (products > 0), C * (products < 0), rng.uniform(0, C, (8, 8))):
+                q = (products * alpha).sum(axis=1)
+                assert np.all(q <= high + 1e-12) and np.all(q >= low - 1e-12)
+                reached_low, reached_high = np.minimum(reached_low, q), np.maximum(reached_high, q)
+        # the bounds are attained (they are the exact extremes over labels and the box)
+        np.testing.assert_allclose(reached_high, high)
+        np.testing.assert_allclose(reached_low, low)
+
+
+@pytest.mark.parametrize("scale", [0.3, 4.0])
+@pytest.mark.parametrize("arch", ["gcn", "sgc", "gin"])
+def test_fixed_duals_keep_the_certificate_exact(arch, scale):
+    """Small C fixes every dual (nodes decided by bounds), larger C leaves MILPs to solve."""
+    gram, lab, tgt, y, C = instance(0, ARCHS[arch])
+    C *= scale
+    decided = set()
+    for budget in (1, 3):
+        expected, collective = enumerate_certificate(gram, lab, tgt, y, C, budget)
+        for options in (Options(), Options(big_m="tight"), Options(greedy_attack=False)):
+            cert = certify_binary(gram, lab, tgt, y, C, budget, options)
+            np.testing.assert_array_equal(cert.certified, expected)
+        decided |= set(certify_binary(gram, lab, tgt, y, C, budget).decided_by)
+        assert certify_collective(gram, lab, tgt, y, C, budget).num_certified == collective
+    if scale < 1:  # no MILP was needed
+        assert decided <= {"greedy", "bounds"} and "bounds" in decided
+    else:
+        assert decided & {"bound", "incumbent"}
