@@ -54,12 +54,13 @@ FULL_SEEDS = 10
 
 
 def methods(dataset: str, rounds: int) -> dict[str, object]:
-    from rewirekit.selftrain import BANGS, ConfidenceSelfTraining
+    from rewirekit.selftrain import BANGS, M3S, ConfidenceSelfTraining
 
     top_k = TOP_K.get(dataset, 100)
     return {
         "st": ConfidenceSelfTraining(top_k=top_k, rounds=rounds),
         "bangs": BANGS(top_k=top_k, candidates=200, samples_per_node=500, rounds=rounds),
+        "m3s": M3S(rounds=rounds),
     }
 
 
@@ -98,7 +99,7 @@ def run(args: argparse.Namespace) -> None:
     for seed in args.seeds:
         for dataset, (data, masks, config) in prepared.items():
             done = done_rows(args.csv)
-            todo = [m for m in ("base", "st", "bangs") if (dataset, seed, m) not in done]
+            todo = [m for m in ("base", *args.methods) if (dataset, seed, m) not in done]
             if not todo:
                 continue
             start = time.perf_counter()
@@ -234,6 +235,7 @@ def report(args: argparse.Namespace) -> str:
                 f" [{cmp.ci_low:+.2f}, {cmp.ci_high:+.2f}] | {cmp.wins}/{cmp.losses}/{cmp.ties}"
                 f" | {_verdict(cmp.n, cmp.ci_low, cmp.ci_high)} |"
             )
+    lines += _m3s_lines(acc, datasets)
     lines += [
         "",
         "## Test accuracy (%) of the last round, for comparison",
@@ -274,6 +276,42 @@ def report(args: argparse.Namespace) -> str:
     return "\n".join(lines)
 
 
+def _m3s_lines(acc: dict[tuple[str, int, str], float], datasets: list[str]) -> list[str]:
+    """M3S against the base model, on the seeds that have an M3S row (run with
+    ``--methods m3s``; it is not part of the three-way comparison above)."""
+    from rewirekit.bench.stats import paired_comparison
+
+    lines = [
+        "",
+        "## M3S against the base model (seeds with an M3S row; percentage points)",
+        "",
+        "M3S (`rewirekit.selftrain.M3S` defaults, as the BANGS repository's baseline: confidence"
+        " above 0.53 and agreement with 200 k-means clusters of the logits, 20 iterations), as"
+        " many rounds as the others, from the same base model.",
+        "",
+        "| dataset | n | base | M3S | mean diff | 95% CI | wins/losses/ties | verdict |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for dataset in datasets:
+        seeds = sorted(
+            s for d, s, m in acc if d == dataset and m == "m3s" and (d, s, "base") in acc
+        )
+        if len(seeds) < 2:
+            lines.append(
+                f"| {dataset} | {len(seeds)} | - | - | - | - | - | pending (n={len(seeds)}) |"
+            )
+            continue
+        m3s = [100 * acc[dataset, s, "m3s"] for s in seeds]
+        base = [100 * acc[dataset, s, "base"] for s in seeds]
+        cmp = paired_comparison(m3s, base)
+        lines.append(
+            f"| {dataset} | {cmp.n} | {sum(base) / len(base):.2f} | {sum(m3s) / len(m3s):.2f} |"
+            f" {cmp.mean_diff:+.2f} | [{cmp.ci_low:+.2f}, {cmp.ci_high:+.2f}] |"
+            f" {cmp.wins}/{cmp.losses}/{cmp.ties} | {_verdict(cmp.n, cmp.ci_low, cmp.ci_high)} |"
+        )
+    return lines
+
+
 def _complete_seeds(acc: dict[tuple[str, int, str], float], dataset: str) -> list[int]:
     """Seeds with all three methods (paired comparisons need every method on the seed)."""
     seeds = {s for d, s, _ in acc if d == dataset}
@@ -310,6 +348,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--patience", type=int, default=500)
     parser.add_argument("--csv", type=Path, default=DOCS / "bangs_reproduction.csv")
     parser.add_argument("--out", type=Path, default=DOCS / "bangs_reproduction.md")
+    parser.add_argument(
+        "--methods",
+        nargs="+",
+        choices=["st", "bangs", "m3s"],
+        default=["st", "bangs"],
+        help="self-training methods to run (base is always there); m3s is reported apart",
+    )
     parser.add_argument("--report-only", action="store_true")
     parser.add_argument("--note", default="", help="a paragraph for the report")
     parser.add_argument(
