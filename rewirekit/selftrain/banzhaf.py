@@ -15,6 +15,7 @@ per coalition shared by all players.
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import torch
@@ -26,6 +27,8 @@ from rewirekit.errors import RewireError
 
 # Largest number of coalitions whose propagated scores are held in memory at once.
 COALITION_BATCH = 256
+# Smallest share of kept draws at which capped coalitions are drawn by rejection.
+MIN_ACCEPTANCE = 0.1
 
 
 def candidate_set(confidence: Tensor, eligible: Tensor, size: int) -> Tensor:
@@ -41,13 +44,24 @@ def sample_coalitions(
 ) -> Tensor:
     """``num_samples`` coalitions as a boolean matrix ``[num_samples, num_players]``: each
     player is in each coalition with probability ½, and coalitions of more than ``max_size``
-    players are redrawn (BANGS's ``k_union``; ``None`` keeps every draw)."""
+    players are redrawn (BANGS's ``k_union``; ``None`` keeps every draw).
+
+    Redrawing is done by rejection while at least :data:`MIN_ACCEPTANCE` of the draws are
+    kept (Cora's 100 of 200 candidates keep about half). Below that (CiteSeer's 70 of 200 keep
+    about 1 draw in 75,000) the same distribution is drawn directly: the size from the
+    binomial law cut at ``max_size``, then a uniformly random set of that size."""
     if num_players < 1 or num_samples < 1:
         raise RewireError(
             f"need at least one player and one coalition, got {num_players} and {num_samples}."
         )
     if max_size is not None and max_size < 1:
         raise RewireError(f"max_size must be >= 1 or None, got {max_size}.")
+    if max_size is not None and max_size < num_players:
+        size_mass = _binomial_half_mass(num_players, max_size)
+        if float(size_mass.sum()) < MIN_ACCEPTANCE:
+            sizes = torch.multinomial(size_mass, num_samples, replacement=True, generator=generator)
+            keys = torch.rand(num_samples, num_players, generator=generator)
+            return keys.argsort(dim=1).argsort(dim=1) < sizes.unsqueeze(1)
     kept: list[Tensor] = []
     found = 0
     while found < num_samples:
@@ -57,6 +71,19 @@ def sample_coalitions(
         kept.append(draw)
         found += draw.size(0)
     return torch.cat(kept)[:num_samples]
+
+
+def _binomial_half_mass(num_players: int, max_size: int) -> Tensor:
+    """``P(size = s)`` for ``s = 0 .. max_size`` when each of ``num_players`` is in w.p. ½."""
+    sizes = torch.arange(max_size + 1, dtype=torch.float64)
+    total = torch.tensor(float(num_players), dtype=torch.float64)
+    log_mass = (
+        torch.lgamma(total + 1)
+        - torch.lgamma(sizes + 1)
+        - torch.lgamma(total - sizes + 1)
+        - total * math.log(2.0)
+    )
+    return log_mass.exp()
 
 
 def banzhaf_msr(coalitions: Tensor, utilities: Tensor) -> Tensor:

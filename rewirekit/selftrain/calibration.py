@@ -27,7 +27,7 @@ to the later epoch, as in the official ``<=``).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import torch
 import torch.nn.functional as F
@@ -47,6 +47,27 @@ def check_calibration(name: str) -> str:
             f"unknown calibration {name!r}; choose one of: {', '.join(CALIBRATIONS)}."
         )
     return name
+
+
+class LogitFeatures(NamedTuple):
+    """The parts of GATS that depend on the frozen logits only, for the temperatures of
+    ``nodes`` (fitting needs those of the fitting and stopping nodes only).
+
+    Attributes:
+        nodes: the nodes whose temperatures are computed, ``[M]``.
+        edges: their in-edges ``(j, i)`` (self-loops included), ``[2, E']``.
+        local_target: position in ``nodes`` of each edge's target, ``[E']``.
+        sorted_normalised: every node's min-max normalised logits, sorted, ``[N, C]``.
+        edge_dot: :math:`\\langle z_j, z_i\\rangle` of each edge, ``[E']``.
+        spread: :math:`\\frac{1}{|N(i)|+1}\\sum_j (c_i - c_j)` of each of ``nodes``, ``[M]``.
+    """
+
+    nodes: Tensor
+    edges: Tensor
+    local_target: Tensor
+    sorted_normalised: Tensor
+    edge_dot: Tensor
+    spread: Tensor
 
 
 class GATS(nn.Module):
@@ -93,33 +114,59 @@ class GATS(nn.Module):
         self.train_factor = nn.Parameter(torch.ones(1))
         self.neighbour_factor = nn.Parameter(torch.ones(1))
 
-    def node_temperatures(self, logits: Tensor) -> Tensor:
-        """The temperature :math:`T_i` of every node, shape ``[N, 1]``."""
+    def logit_features(self, logits: Tensor, nodes: Tensor | None = None) -> LogitFeatures:
+        """What the temperatures of ``nodes`` (default: all) need from fixed ``logits``."""
+        if nodes is None:
+            nodes = torch.arange(self.num_nodes)
+        position = torch.full((self.num_nodes,), -1, dtype=torch.long)
+        position[nodes] = torch.arange(nodes.numel())
+        edges = self.edges[:, position[self.edges[1]] >= 0]
+        source, target = edges
         low = logits.min(dim=1, keepdim=True).values
         high = logits.max(dim=1, keepdim=True).values
-        normalised = (logits - low) / (high - low)
-        tau = self.temperature(normalised.sort(dim=1).values)  # [N, H]
+        confidence = logits.softmax(dim=1).amax(dim=1)
+        local_target = position[target]
+        spread = scatter(
+            confidence[target] - confidence[source], local_target, dim_size=nodes.numel()
+        )
+        return LogitFeatures(
+            nodes,
+            edges,
+            local_target,
+            ((logits - low) / (high - low)).sort(dim=1).values,
+            (logits[source] * logits[target]).sum(dim=1),
+            spread * self.inverse_degree[nodes],
+        )
+
+    def node_temperatures(self, logits: Tensor, features: LogitFeatures | None = None) -> Tensor:
+        """The temperature :math:`T_i` of each node of ``features`` (:meth:`logit_features`
+        of ``logits``; default: every node), shape ``[M, 1]``."""
+        if features is None:
+            features = self.logit_features(logits)
+        tau = self.temperature(features.sorted_normalised)  # [N, H]
         gamma = torch.ones(self.num_nodes, dtype=logits.dtype)
         gamma = torch.where(self.hops == 0, self.train_factor, gamma)
         gamma = torch.where(self.hops == 1, self.neighbour_factor, gamma)
-        source, target = self.edges
-        scaled = logits / gamma.unsqueeze(1)
-        score = F.leaky_relu((scaled[source] * scaled[target]).sum(dim=1), 0.2)
-        alpha = softmax(score, target, num_nodes=self.num_nodes)
+        source, target = features.edges
+        size = features.nodes.numel()
+        # <z_j / g_j, z_i / g_i> = <z_j, z_i> / (g_j g_i): no per-class work per epoch
+        score = F.leaky_relu(features.edge_dot / (gamma[source] * gamma[target]), 0.2)
+        alpha = softmax(score, features.local_target, num_nodes=size)
         smoothed = scatter(
             alpha.unsqueeze(1) * (tau * gamma.unsqueeze(1))[source],
-            target,
+            features.local_target,
             dim=0,
-            dim_size=self.num_nodes,
+            dim_size=size,
             reduce="sum",
         )
-        confidence = logits.softmax(dim=1).amax(dim=1)
-        spread = scatter(confidence[target] - confidence[source], target, dim_size=self.num_nodes)
-        inner = smoothed + (self.confidence_weight * spread * self.inverse_degree).unsqueeze(1)
+        inner = smoothed + (self.confidence_weight * features.spread).unsqueeze(1)
         return (F.softplus(inner).mean(dim=1) + self.bias).unsqueeze(1)
 
-    def forward(self, logits: Tensor) -> Tensor:
-        return logits / self.node_temperatures(logits)
+    def forward(self, logits: Tensor, features: LogitFeatures | None = None) -> Tensor:
+        """Calibrated logits of the nodes of ``features`` (default: all)."""
+        if features is None:
+            features = self.logit_features(logits)
+        return logits[features.nodes] / self.node_temperatures(logits, features)
 
 
 class TemperatureScaling(nn.Module):
@@ -129,8 +176,13 @@ class TemperatureScaling(nn.Module):
         super().__init__()
         self.temperature = nn.Parameter(torch.ones(1))
 
-    def forward(self, logits: Tensor) -> Tensor:
-        return logits / self.temperature
+    def logit_features(self, logits: Tensor, nodes: Tensor | None = None) -> Tensor | None:
+        """Only ``nodes`` (the interface of :meth:`GATS.logit_features`)."""
+        return nodes
+
+    def forward(self, logits: Tensor, nodes: Tensor | None = None) -> Tensor:
+        """Calibrated logits of ``nodes`` (default: all)."""
+        return (logits if nodes is None else logits[nodes]) / self.temperature
 
 
 def hops_to(sources: Tensor, edge_index: Tensor, num_nodes: int, depth: int) -> Tensor:
@@ -191,7 +243,7 @@ def calibrate(
     logits = logits.detach()
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
-        calibrator: nn.Module = (
+        calibrator: GATS | TemperatureScaling = (
             GATS(
                 logits.size(1),
                 edge_index,
@@ -204,15 +256,22 @@ def calibrate(
             if method == "gats"
             else TemperatureScaling()
         )
+    # Fitting reads the calibrated logits of the fitting and stopping nodes only.
+    needed = torch.cat([fit_index, stop_index]).unique()
+    features = calibrator.logit_features(logits, needed)
+    fit_rows, stop_rows = (
+        torch.searchsorted(needed, fit_index),
+        torch.searchsorted(needed, stop_index),
+    )
     optimizer = torch.optim.Adam(calibrator.parameters(), lr=lr, weight_decay=weight_decay)
     fit_labels, stop_labels = labels[fit_index], labels[stop_index]
     best_loss, best_state, bad_epochs = float("inf"), _parameters(calibrator), 0
     # The calibrators have no dropout, so the forward pass at the start of epoch e + 1 is the
     # evaluation after epoch e: one pass per epoch serves both (the official loop runs two).
     for epoch in range(max_epochs + 1):
-        calibrated = calibrator(logits)
+        calibrated = calibrator(logits, features)
         if epoch > 0:  # the parameters after epoch - 1 steps
-            loss = float(F.cross_entropy(calibrated[stop_index].detach(), stop_labels))
+            loss = float(F.cross_entropy(calibrated[stop_rows].detach(), stop_labels))
             if loss <= best_loss:
                 best_loss, best_state, bad_epochs = loss, _parameters(calibrator), 0
             else:
@@ -222,7 +281,7 @@ def calibrate(
         if epoch == max_epochs:
             break
         optimizer.zero_grad()
-        F.cross_entropy(calibrated[fit_index], fit_labels).backward()
+        F.cross_entropy(calibrated[fit_rows], fit_labels).backward()
         optimizer.step()
     calibrator.load_state_dict(best_state, strict=False)
     with torch.no_grad():

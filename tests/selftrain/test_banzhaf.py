@@ -146,3 +146,23 @@ def test_utility_on_a_path_matches_a_hand_computation(faithful):
     assert float(values[2]) == pytest.approx(
         _entropy(p2.mean(axis=0)) - _entropy(p2).mean() - cross2, abs=1e-9
     )
+
+
+def test_capped_sampling_keeps_the_law_when_drawn_directly():
+    """12 players capped at 3 keep 299 of 4096 draws (< MIN_ACCEPTANCE): drawn directly, the
+    sizes follow the binomial law cut at 3 and every player is equally likely in."""
+
+    def draw(seed):
+        generator = torch.Generator().manual_seed(seed)
+        return sample_coalitions(12, 20000, max_size=3, generator=generator)
+
+    coalitions = draw(1)
+    assert torch.equal(coalitions, draw(1)) and not torch.equal(coalitions, draw(2))
+    sizes = torch.bincount(coalitions.sum(dim=1), minlength=4).double() / 20000
+    expected = torch.tensor([1.0, 12.0, 66.0, 220.0], dtype=torch.float64) / 299
+    assert sizes.numel() == 4 and torch.allclose(sizes, expected, atol=0.01)
+    inclusion = coalitions.double().mean(dim=0)
+    mean_size = float((torch.arange(4) * expected).sum())
+    assert torch.allclose(
+        inclusion, torch.full((12,), mean_size / 12, dtype=torch.float64), atol=0.01
+    )

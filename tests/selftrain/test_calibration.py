@@ -75,3 +75,43 @@ def test_none_returns_the_logits_and_unknown_names_fail(graph):
         calibrate(logits, data.y, data.edge_index, index, index, index, method="platt")
     with pytest.raises(RewireError, match="labelled nodes"):
         calibrate(logits, data.y, data.edge_index, index[:0], index, index, method="ts")
+
+
+def _reference_temperatures(gats, logits):
+    """The module docstring's formula, term by term, over every node."""
+    gamma = torch.ones(logits.size(0))
+    gamma[gats.hops == 0] = gats.train_factor.detach()
+    gamma[gats.hops == 1] = gats.neighbour_factor.detach()
+    low, high = logits.min(1, keepdim=True).values, logits.max(1, keepdim=True).values
+    tau = gats.temperature(((logits - low) / (high - low)).sort(1).values).detach()
+    confidence = logits.softmax(1).amax(1)
+    source, target = gats.edges
+    scaled = logits / gamma.unsqueeze(1)
+    score = torch.nn.functional.leaky_relu((scaled[source] * scaled[target]).sum(1), 0.2)
+    temperatures = torch.empty(logits.size(0))
+    for i in range(logits.size(0)):
+        into = target == i
+        alpha = score[into].softmax(0)
+        neighbours = source[into]
+        smoothed = (alpha.unsqueeze(1) * (tau * gamma.unsqueeze(1))[neighbours]).sum(0)
+        spread = (confidence[i] - confidence[neighbours]).sum() / into.sum()
+        inner = smoothed + gats.confidence_weight.detach() * spread
+        temperatures[i] = torch.nn.functional.softplus(inner).mean() + gats.bias.detach()
+    return temperatures.unsqueeze(1)
+
+
+def test_gats_temperatures_follow_the_formula_on_any_subset_of_nodes(graph):
+    data, train, val, logits = _overconfident(graph)
+    gats = GATS(2, data.edge_index, train.nonzero().view(-1), data.num_nodes)
+    with torch.no_grad():  # factors away from their initial 1 and 0
+        gats.train_factor.fill_(0.7)
+        gats.neighbour_factor.fill_(1.4)
+        gats.confidence_weight.fill_(0.5)
+    reference = _reference_temperatures(gats, logits)
+    full = gats.node_temperatures(logits).detach()
+    assert torch.allclose(full, reference, atol=1e-5)
+    nodes = torch.cat([val.nonzero().view(-1), train.nonzero().view(-1)]).unique()
+    part = gats.node_temperatures(logits, gats.logit_features(logits, nodes)).detach()
+    assert torch.allclose(part, full[nodes], rtol=0, atol=1e-6)  # summed in another order
+    calibrated = gats(logits, gats.logit_features(logits, nodes)).detach()
+    assert torch.allclose(calibrated, (logits / full)[nodes], rtol=1e-6, atol=0)

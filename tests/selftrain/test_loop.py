@@ -1,5 +1,7 @@
 """The self-training loop with BANGS, ST and M3S: determinism, what may be labelled, errors."""
 
+import dataclasses
+
 import pytest
 import torch
 
@@ -109,3 +111,45 @@ def test_bad_input_is_refused(graph, config):
         get_self_trainer("st", budget=3)
     assert list_self_trainers() == ["bangs", "st", "m3s"]
     assert isinstance(get_self_trainer("BANGS", top_k=5), BANGS)
+
+
+def test_each_student_fits_true_labels_on_training_nodes_and_pseudo_labels_on_picks(
+    graph, config, monkeypatch
+):
+    """What every retraining sees: the training and pseudo-labelled nodes as its training
+    mask, the true class on training nodes and the teacher's class on picked nodes, and the
+    validation and test masks unchanged (a misaligned index or mask fails here)."""
+    from rewirekit.selftrain import loop
+
+    data, train, val, test = graph
+    calls = []
+
+    def recording(data_, train_mask, val_mask, test_mask, *args, **kwargs):
+        calls.append((train_mask.clone(), val_mask, test_mask, kwargs.get("train_labels")))
+        return train_node_classifier(data_, train_mask, val_mask, test_mask, *args, **kwargs)
+
+    teacher = train_node_classifier(data, train, val, test, "gcn", config, seed=7, keep_logits=True)
+    # a teacher whose classes are shifted by one: its pseudo-labels are wrong, so a student
+    # given the true labels of the picked nodes is told apart from one given pseudo-labels
+    teacher = dataclasses.replace(teacher, logits=teacher.logits.roll(1, dims=1))
+    monkeypatch.setattr(loop, "train_node_classifier", recording)
+    result = _fit(ConfidenceSelfTraining(top_k=5, rounds=2), graph, config, teacher=teacher)
+    assert len(calls) == 2
+    first_picks = teacher.logits.softmax(1).max(1).values.masked_fill(train | val, -1.0)
+    first_picks = torch.sort(first_picks, descending=True, stable=True).indices[:5]
+    picked = result.pseudo_labels >= 0
+    assert torch.equal(calls[0][0], train | _mask(first_picks, train))
+    assert torch.equal(calls[1][0], train | picked)
+    for train_mask, val_mask, test_mask, labels in calls:
+        assert val_mask is val and test_mask is test
+        assert torch.equal(labels[train], data.y[train])
+        extra = train_mask & ~train
+        assert torch.equal(labels[extra], result.pseudo_labels[extra])
+        assert not torch.equal(labels[extra], data.y[extra])
+    assert torch.equal(result.pseudo_labels[first_picks], teacher.logits.argmax(1)[first_picks])
+
+
+def _mask(index, like):
+    mask = torch.zeros_like(like)
+    mask[index] = True
+    return mask
