@@ -14,6 +14,13 @@ Settings as in the official run scripts (``test_run.sh``): K = 100 on Cora and 7
 200 candidates, 500 samples per node, GATS calibration, ``k_union``; the training preset
 ``bangs``. ``--rounds``, ``--max-epochs`` and ``--patience`` below the official 40, 2000 and
 500 are deviations, and the report states them.
+
+A row is written only when all its rounds have run. For runs longer than a session,
+``--checkpoints DIR`` saves each self-training run's state after every round
+(``DIR/<dataset>-<seed>-<method>.pt``, :func:`rewirekit.selftrain.self_train`'s
+``checkpoint``): a stopped run continues from its last round, and a run with more
+``--rounds`` (into another ``--csv``) continues from a shorter one. To carry a run to another
+machine, keep ``DIR`` in the repository and commit it with the CSV.
 """
 
 from __future__ import annotations
@@ -131,8 +138,11 @@ def run(args: argparse.Namespace) -> None:
                 if name not in todo:
                     continue
                 start = time.perf_counter()
+                checkpoint = (
+                    args.checkpoints / f"{dataset}-{seed}-{name}.pt" if args.checkpoints else None
+                )
                 result = method.fit(  # type: ignore[attr-defined]
-                    data, *masks, "gcn", config, seed=seed, teacher=teacher
+                    data, *masks, "gcn", config, seed=seed, teacher=teacher, checkpoint=checkpoint
                 )
                 last = result.rounds[-1]
                 append_row(
@@ -354,6 +364,12 @@ def main(argv: list[str] | None = None) -> None:
         choices=["st", "bangs", "m3s"],
         default=["st", "bangs"],
         help="self-training methods to run (base is always there); m3s is reported apart",
+    )
+    parser.add_argument(
+        "--checkpoints",
+        type=Path,
+        default=None,
+        help="a folder for each run's state after every round (resume, or extend --rounds)",
     )
     parser.add_argument("--report-only", action="store_true")
     parser.add_argument("--note", default="", help="a paragraph for the report")

@@ -11,12 +11,21 @@ The reported model is the round with the highest validation accuracy among the s
 rounds 1, 2, ... (the first on ties; BANGS's "early stopped by valid acc"); round 0 only when
 no round ran. Validation nodes are never pseudo-labelled unless the method says
 ``label_validation`` (BANGS's official code does; they still select the model then).
+
+With a ``checkpoint`` file the loop saves its state after every round (pseudo-labels, the
+teacher's outputs, the random stream, the records) and a later call continues after the last
+saved round: a run can be stopped and resumed, or continued to more ``rounds``, and gives what
+one uninterrupted run gives. Methods keep no state between rounds, so the loop's is enough.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import os
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -131,10 +140,20 @@ class SelfTrainingMethod(ABC):
         *,
         seed: int,
         teacher: TrainResult | None = None,
+        checkpoint: str | os.PathLike[str] | None = None,
     ) -> SelfTrainResult:
         """Self-train ``model`` on ``data``; see :func:`self_train`."""
         return self_train(
-            data, train_mask, val_mask, test_mask, model, config, self, seed=seed, teacher=teacher
+            data,
+            train_mask,
+            val_mask,
+            test_mask,
+            model,
+            config,
+            self,
+            seed=seed,
+            teacher=teacher,
+            checkpoint=checkpoint,
         )
 
     def __repr__(self) -> str:
@@ -159,6 +178,7 @@ def self_train(
     *,
     seed: int,
     teacher: TrainResult | None = None,
+    checkpoint: str | os.PathLike[str] | None = None,
 ) -> SelfTrainResult:
     """Run the self-training loop of the module docstring.
 
@@ -176,6 +196,10 @@ def self_train(
         teacher: round 0 when it is already trained: the result of
             ``train_node_classifier(data, train_mask, val_mask, test_mask, model, config,
             seed=seed, keep_logits=True)`` (several methods can share one teacher).
+        checkpoint: a file for the loop's state, rewritten (atomically) after every round; if
+            it exists the run continues from it (``teacher`` is then not used). A file written
+            by another run (graph size, seed, method parameters other than ``rounds``, model,
+            settings or masks) is refused.
     """
     if train_mask.dtype != torch.bool or not bool(train_mask.any()):
         raise RewireError(
@@ -187,26 +211,33 @@ def self_train(
     pseudo = torch.full_like(y, -1)
     train_index, val_index = train_mask.nonzero().view(-1), val_mask.nonzero().view(-1)
     generator = torch.Generator().manual_seed(seed)
-
-    if teacher is None:
+    identity = _run_identity(data, method, model, config, seed, train_mask, val_mask, test_mask)
+    saved = _load_checkpoint(checkpoint, identity) if checkpoint is not None else None
+    if saved is not None:
+        pseudo, labelled, teacher_logits = saved["pseudo"], saved["labelled"], saved["logits"]
+        generator.set_state(saved["generator"])
+        records = [RoundRecord(**record) for record in saved["records"]]
+    elif teacher is None:
         teacher = train_node_classifier(
             data, train_mask, val_mask, test_mask, model, config, seed=seed, keep_logits=True
         )
     elif teacher.logits is None or teacher.logits.shape[0] != y.size(0):
         raise RewireError("teacher must be trained on data with keep_logits=True.")
-    records = [
-        RoundRecord(
-            0,
-            teacher.test_acc,
-            teacher.val_acc,
-            0,
-            float("nan"),
-            teacher.epochs_run,
-            teacher.seconds,
-        )
-    ]
-    teacher_logits = _logits(teacher.logits)
-    for round_ in range(1, method.rounds + 1):
+    if saved is None:
+        assert teacher is not None
+        records = [
+            RoundRecord(
+                0,
+                teacher.test_acc,
+                teacher.val_acc,
+                0,
+                float("nan"),
+                teacher.epochs_run,
+                teacher.seconds,
+            )
+        ]
+        teacher_logits = _logits(teacher.logits)
+    for round_ in range(len(records), method.rounds + 1):
         eligible = ~labelled if method.label_validation else ~labelled & ~val_mask
         if not bool(eligible.any()):
             break
@@ -256,8 +287,55 @@ def self_train(
         )
         if method.update_teacher:
             teacher_logits = _logits(student.logits)
+        if checkpoint is not None:
+            _save_checkpoint(
+                checkpoint,
+                {
+                    "identity": identity,
+                    "pseudo": pseudo,
+                    "labelled": labelled,
+                    "logits": teacher_logits,
+                    "generator": generator.get_state(),
+                    "records": [dataclasses.asdict(record) for record in records],
+                },
+            )
     chosen = max(records[1:] or records, key=lambda r: r.val_acc)
     return SelfTrainResult(chosen.test_acc, chosen.val_acc, chosen.round, records, pseudo)
+
+
+def _run_identity(
+    data: Data,
+    method: SelfTrainingMethod,
+    model: str,
+    config: TrainConfig,
+    seed: int,
+    *masks: Tensor,
+) -> str:
+    """What a checkpoint must match: everything that decides the rounds but their number."""
+    params = {k: v for k, v in sorted(vars(method).items()) if k != "rounds"}
+    nodes = [mask.nonzero().view(-1).tolist() for mask in masks]
+    shape = (data.num_nodes, data.edge_index.size(1), tuple(data.x.shape))
+    return repr((shape, type(method).__name__, params, model, config, seed, nodes))
+
+
+def _load_checkpoint(path: str | os.PathLike[str], identity: str) -> dict[str, Any] | None:
+    if not Path(path).exists():
+        return None
+    state = torch.load(path, weights_only=True)
+    if state.get("identity") != identity:
+        raise RewireError(
+            f"checkpoint {os.fspath(path)} was written by another run (seed, method, model, "
+            "settings or split); remove it or pass another file."
+        )
+    return state
+
+
+def _save_checkpoint(path: str | os.PathLike[str], state: dict[str, Any]) -> None:
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(target.name + ".partial")
+    torch.save(state, partial)
+    os.replace(partial, target)
 
 
 def _logits(logits: Tensor | None) -> Tensor:

@@ -38,8 +38,12 @@ def test_reproduction_smoke_resumes_and_reports(cora, tmp_path, monkeypatch):
     monkeypatch.setattr(script, "methods", lambda dataset, rounds: small)
     table, out = tmp_path / "rows.csv", tmp_path / "report.md"
     args = ["--datasets", "cora", "--seeds", "910", "911", "--rounds", "1", "--max-epochs",
-            "3", "--patience", "2", "--csv", str(table), "--out", str(out)]  # fmt: skip
+            "3", "--patience", "2", "--csv", str(table), "--out", str(out),
+            "--checkpoints", str(tmp_path / "states")]  # fmt: skip
     script.main(args)
+    assert sorted(p.name for p in (tmp_path / "states").iterdir()) == [
+        f"cora-{s}-{m}.pt" for s in ("910", "911") for m in ("bangs", "st")
+    ]
     with table.open() as handle:
         rows = list(csv.DictReader(handle))
     assert sorted((r["seed"], r["method"]) for r in rows) == sorted(

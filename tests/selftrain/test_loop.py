@@ -153,3 +153,23 @@ def _mask(index, like):
     mask = torch.zeros_like(like)
     mask[index] = True
     return mask
+
+
+def test_a_checkpointed_run_resumed_to_more_rounds_equals_one_uninterrupted_run(
+    graph, config, tmp_path
+):
+    params = {**SMALL, **FAST_GATS, "rounds": 3}
+    whole = _fit(BANGS(**params), graph, config)
+    path = tmp_path / "bangs.pt"
+    first = _fit(BANGS(**{**params, "rounds": 1}), graph, config, checkpoint=path)
+    assert [r.round for r in first.rounds] == [0, 1]
+    resumed = _fit(BANGS(**params), graph, config, checkpoint=path)
+    assert torch.equal(resumed.pseudo_labels, whole.pseudo_labels)
+    assert _accuracies(resumed) == _accuracies(whole)
+    assert resumed.chosen_round == whole.chosen_round
+    again = _fit(BANGS(**params), graph, config, checkpoint=path)  # nothing left to run
+    assert _accuracies(again) == _accuracies(whole)
+    with pytest.raises(RewireError, match="another run"):
+        _fit(BANGS(**params), graph, config, seed=8, checkpoint=path)
+    with pytest.raises(RewireError, match="another run"):
+        _fit(BANGS(**{**params, "top_k": 5}), graph, config, checkpoint=path)
