@@ -30,9 +30,14 @@ def dense_eigh(matrix: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 
     LAPACK's divide-and-conquer ``syevd`` through scipy: on the CPUs we measured it is
     about 1.4× faster than ``torch.linalg.eigh`` (the same algorithm in torch's MKL
-    build), with equal results up to rounding.
+    build), with equal results up to rounding. A row-major matrix is passed as its
+    transpose, the same symmetric matrix in LAPACK's column-major order, which saves the
+    transposing copy the call would otherwise make (LAPACK reads its lower triangle).
     """
-    lam, vectors = scipy.linalg.eigh(matrix.numpy(), driver="evd", check_finite=False)
+    array = matrix.numpy()
+    if array.flags.c_contiguous:
+        array = array.T
+    lam, vectors = scipy.linalg.eigh(array, driver="evd", check_finite=False)
     return torch.from_numpy(lam), torch.from_numpy(vectors)
 
 

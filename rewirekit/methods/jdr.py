@@ -369,7 +369,7 @@ class JDR(Rewirer):
             if keep_x.size and count_x and self.eta_x1 > 0:
                 pulled = _pull(
                     u[:, :count_x],
-                    vectors[:, keep_x],
+                    _columns(vectors, keep_x),
                     self.eta_x1,
                     sign_shift=offset if faithful else 0,
                 )
@@ -377,7 +377,7 @@ class JDR(Rewirer):
             # graph step: leading eigenvectors -> leading singular vectors of X
             cand = candidates[:, :rank_a]
             if cand.shape[1] and self.eta_a > 0:
-                graph.replace(window_a, _pull(vectors[:, window_a], cand, self.eta_a))
+                graph.replace(window_a, _pull(_columns(vectors, window_a), cand, self.eta_a))
             x = x_new
             logger.info(
                 "JDR iteration %d/%d: %.1f s",
@@ -402,8 +402,10 @@ class JDR(Rewirer):
             u, s, vh = torch.linalg.svd(x, full_matrices=True)
             return u, s, vh, u
         u, s, vh = top_singular_triplets(x, count, rng)
-        candidates = u if self.faithful else u[:, s > _tiny(s, max(x.shape), x.dtype)]
-        return u, s, vh, candidates
+        if self.faithful:
+            return u, s, vh, u
+        signal = int((s > _tiny(s, max(x.shape), x.dtype)).sum())  # s descends: a prefix
+        return u, s, vh, u[:, :signal]
 
     def _sparsify(self, graph: _DenseGraph | _TruncatedGraph, n: int) -> EdgeSet:
         clean = not self.faithful  # the official code keeps the diagonal and negative entries
@@ -468,6 +470,7 @@ class _DenseGraph:
         self.faithful, self.abs_ordering = method.faithful, method.abs_ordering
         self.positions: Tensor | None = None
         self.rebuild_order: Tensor | None = None
+        self.scratch: tuple[Tensor, Tensor] | None = None  # clean mode's N×N work space
 
     def leading(self, count: int) -> tuple[Tensor, Tensor]:
         # faithful: torch's eigh, the official floating-point operations
@@ -482,7 +485,7 @@ class _DenseGraph:
             elif self.abs_ordering:
                 order = torch.sort(self.lam.abs(), stable=True).indices
             self.positions = order[n - count :]
-        return self.lam[self.positions], self.vectors[:, self.positions]
+        return self.lam[self.positions], _columns(self.vectors, self.positions)
 
     def replace(self, window: np.ndarray, new: Tensor) -> None:
         """``A ← A − V Λ Vᵀ + Ṽ Λ Ṽᵀ`` over the leading columns ``window``."""
@@ -495,9 +498,13 @@ class _DenseGraph:
             vectors, lam = vectors[:, self.rebuild_order], self.lam[self.rebuild_order]
             self.matrix = (vectors * lam) @ vectors.T
             return
-        old, lam = self.vectors[:, where], self.lam[where]
-        change = ((new - old) * lam) @ (new + old).T
-        self.matrix += 0.5 * (change + change.T)
+        old, lam = _columns(self.vectors, where), self.lam[where]
+        if self.scratch is None:  # allocated once: two N×N buffers reused every iteration
+            self.scratch = (torch.empty_like(self.matrix), torch.empty_like(self.matrix))
+        change, symmetric = self.scratch
+        torch.matmul((new - old) * lam, (new + old).T, out=change)
+        _add_transpose(change, out=symmetric)
+        self.matrix.add_(symmetric, alpha=0.5)  # the change's symmetric part: exactly symmetric
 
     def rebuild_features(
         self, x: Tensor, u: Tensor, s: Tensor, vh: Tensor, pulled: Tensor
@@ -687,7 +694,35 @@ def _pull(vectors: Tensor, candidates: Tensor, eta: float, sign_shift: int = 0) 
     best = overlap.abs().argmax(dim=1)
     at = (best - sign_shift) % candidates.shape[1]
     sign = torch.sign(overlap.gather(1, at[:, None]))[:, 0]
-    return vectors * (1 - eta) + candidates[:, best] * eta * sign
+    # (c·η)·s with s = ±1 equals c·(η·s) bit for bit: one pass fewer, same floating point
+    return (vectors * (1 - eta)).add_(_columns(candidates, best) * (eta * sign))
+
+
+def _columns(matrix: Tensor, index: np.ndarray | Tensor) -> Tensor:
+    """``matrix[:, index]``, without the cost of advanced indexing: a view when ``index``
+    is a contiguous ascending run (the usual leading window), otherwise a copy made row by
+    row of the transpose when ``matrix`` is column-major (LAPACK's eigenvectors), which is
+    several times faster there than gathering along the strided dimension."""
+    index = torch.as_tensor(index, dtype=torch.long)
+    if index.numel() and bool((index.diff() == 1).all()):
+        return matrix[:, int(index[0]) : int(index[-1]) + 1]
+    if matrix.stride(0) == 1:
+        return matrix.T.index_select(0, index).T
+    return matrix.index_select(1, index)
+
+
+def _add_transpose(matrix: Tensor, out: Tensor, tile: int = 512) -> None:
+    """``out = matrix + matrixᵀ`` for a square ``matrix``, tile by tile: reading the
+    transpose a tile at a time stays in cache, about three times faster than one
+    ``torch.add`` over the whole transposed matrix at N ≈ 3,000."""
+    n = matrix.shape[0]
+    for i in range(0, n, tile):
+        for j in range(0, n, tile):
+            torch.add(
+                matrix[i : i + tile, j : j + tile],
+                matrix[j : j + tile, i : i + tile].T,
+                out=out[i : i + tile, j : j + tile],
+            )
 
 
 def _alignment(vectors: Tensor, u: Tensor) -> float:
