@@ -425,12 +425,16 @@ def _transport(
         hub = np.where(swap, x, y)
         order = np.argsort(hub, kind="stable")
         group_ptr = np.r_[0, np.flatnonzero(np.diff(hub[order])) + 1, x.size]
+        chunks = min(group_ptr.size - 1, 8 * numba.get_num_threads())
+        # A group's work grows with its edges' support sizes, deg(x) deg(y) summed.
+        work = np.add.reduceat(((degree[x] + 1) * (degree[y] + 1))[order], group_ptr[:-1])
+        sequence = _balanced_sequence(work, chunks)
         if stages == 0:
             return np.zeros(x.size), np.full(x.size, graph.unit)
         w1 = _hop_kernel(
             graph.num_nodes, graph.indptr, graph.indices, graph.unit, group_ptr, order, swap,
             ptr_s, nodes_s, mass_s, source_row, ptr_t, nodes_t, mass_t, target_row,
-            min(group_ptr.size - 1, 8 * numba.get_num_threads()), stages,
+            sequence, chunks, stages,
         )  # fmt: skip
         return w1, np.full(x.size, graph.unit)
     ball_ptr, ball_nodes, ball_dist, ball_of = _balls(
@@ -443,6 +447,20 @@ def _transport(
         ptr_s, nodes_s, mass_s, source_row, ptr_t, nodes_t, mass_t, target_row,
         ball_ptr, ball_nodes, ball_dist, ball_of, chunks, stages,
     )  # fmt: skip
+
+
+def _balanced_sequence(work: np.ndarray, chunks: int) -> np.ndarray:
+    """An order of the groups such that chunk ``c`` (taking ``sequence[c::chunks]``) gets about
+    ``1 / chunks`` of the total ``work``: groups dealt by decreasing work, snake-wise (chunk 0
+    to ``chunks − 1``, then back), so that neither the first chunks (one thread's share
+    under a static schedule) nor the last collect the heaviest group of every round."""
+    rank = np.argsort(-work, kind="stable")
+    lap, seat = np.divmod(np.arange(work.size), chunks)
+    seat = np.where(lap % 2 == 0, seat, chunks - 1 - seat)
+    position = lap * chunks + seat
+    sequence = np.full(position.max(initial=-1) + 1, -1, dtype=np.int64)
+    sequence[position] = rank
+    return sequence
 
 
 def _balls(
@@ -690,7 +708,7 @@ def _transport_kernel(
 @numba.njit(parallel=True, cache=True)
 def _hop_kernel(
     n, indptr, indices, unit, group_ptr, order, swap,
-    ptr_s, nodes_s, mass_s, row_s, ptr_t, nodes_t, mass_t, row_t, chunks, stages,
+    ptr_s, nodes_s, mass_s, row_s, ptr_t, nodes_t, mass_t, row_t, sequence, chunks, stages,
 ):  # fmt: skip
     """W1 per query edge when every length is ``unit`` (hop distances 1, 2, 3 times ``unit``).
 
@@ -704,15 +722,17 @@ def _hop_kernel(
     before the small ``rows × columns`` matrix is built, whose equal columns merge next
     (masses added; exact: a plan of the merged problem splits in proportion). A cost is 1
     (an edge), 2 (a common neighbour) or 3 (the path through the query edge, as both
-    supports lie in ``N[x] ∪ N[y]``). ``stages`` as in ``_transport_kernel``."""
+    supports lie in ``N[x] ∪ N[y]``). Chunk ``c`` takes the groups ``sequence[c::chunks]``
+    (``-1``: none; see ``_balanced_sequence``). ``stages`` as in ``_transport_kernel``."""
     w1 = np.zeros(row_s.size)
-    groups = group_ptr.size - 1
     for c in numba.prange(chunks):
         mark = np.full(n, -1, dtype=np.int64)  # _reduced's scratch
         position = np.full(n, -1, dtype=np.int64)  # node -> its bit in U
         slot = np.full(n, -1, dtype=np.int64)  # node next to U -> its row of ``bits``
         cached = np.full(n, -1, dtype=np.int64)  # row-side node -> its row of ``sig``
-        for g in range(c, groups, chunks):
+        for g in sequence[c::chunks]:
+            if g < 0:  # a seat left empty in the last round
+                continue
             members = order[group_ptr[g] : group_ptr[g + 1]]
             col_size = 0
             row_size = 0
@@ -770,7 +790,7 @@ def _hop_kernel(
                 t_nodes, t_mass = _reduced(b_nodes, b_mass, a_nodes, a_mass, mark)
                 if stages < 2:
                     continue
-                ns, nt = s_nodes.size, t_nodes.size
+                ns = s_nodes.size
                 mask[:] = 0
                 for v in t_nodes:
                     mask[position[v] >> 6] |= np.uint64(1) << np.uint64(position[v] & 63)
@@ -795,20 +815,9 @@ def _hop_kernel(
                         rows[i, w] = sig[r, w] & mask[w]
                         rows[i, words + w] = sig[r, words + w] & mask[w]
                 keep, p = _distinct_rows(rows, s_mass)
-                code = np.empty((nt, keep.size), dtype=np.uint8)  # transposed: columns merge
-                for j in range(nt):
-                    w = position[t_nodes[j]] >> 6
-                    bit = np.uint64(1) << np.uint64(position[t_nodes[j]] & 63)
-                    for r in range(keep.size):
-                        i = keep[r]
-                        code[j, r] = (
-                            1 if rows[i, w] & bit else (2 if rows[i, words + w] & bit else 3)
-                        )
+                code = _column_codes(rows[keep], words, position[t_nodes])
                 cols, q = _distinct_rows(code, t_mass)
-                cost = np.empty((keep.size, cols.size))
-                for r in range(keep.size):
-                    for t in range(cols.size):
-                        cost[r, t] = code[cols[t], r] * unit
+                cost = _hop_costs(code[cols], keep.size, unit)
                 if stages >= 3:
                     w1[k] = _emd(p, q, cost, stages >= 4, 3)
             for i in range(signed):
@@ -818,6 +827,41 @@ def _hop_kernel(
             for i in range(count):
                 slot[near[i]] = -1
     return w1
+
+
+@numba.njit(cache=True)
+def _column_codes(rows, words, bit_of):
+    """The transpose of the merged rows as bitsets over rows: column ``j`` (bit ``bit_of[j]`` of
+    a row's ``words``-word halves, [distance 1 | distance <= 2]) gets two bitsets of
+    ``(rows + 63) // 64`` words, the rows at distance 1 from it and those within 2. Equal
+    columns have equal codes, so they merge on a few words instead of one byte per row."""
+    m = rows.shape[0]
+    half = (m + 63) // 64
+    code = np.zeros((bit_of.size, 2 * half), dtype=np.uint64)
+    for j in range(bit_of.size):
+        w = bit_of[j] >> 6
+        b = np.uint64(bit_of[j] & 63)
+        for r in range(m):
+            shift = np.uint64(r & 63)
+            code[j, r >> 6] |= ((rows[r, w] >> b) & np.uint64(1)) << shift
+            code[j, half + (r >> 6)] |= ((rows[r, words + w] >> b) & np.uint64(1)) << shift
+    return code
+
+
+@numba.njit(cache=True)
+def _hop_costs(code, m, unit):
+    """The ``m × columns`` cost matrix of columns given by ``_column_codes``: ``unit`` times 1
+    (distance-1 bit set), 2 (only the within-2 bit) or 3 (neither)."""
+    half = code.shape[1] // 2
+    cost = np.empty((m, code.shape[0]))
+    for r in range(m):
+        w = r >> 6
+        b = np.uint64(r & 63)
+        for t in range(code.shape[0]):
+            near = (code[t, w] >> b) & np.uint64(1)
+            within = (code[t, half + w] >> b) & np.uint64(1)
+            cost[r, t] = (3.0 - float(near) - float(within)) * unit
+    return cost
 
 
 @numba.njit(cache=True)
