@@ -428,13 +428,13 @@ def _transport(
         chunks = min(group_ptr.size - 1, 8 * numba.get_num_threads())
         # A group's work grows with its edges' support sizes, deg(x) deg(y) summed.
         work = np.add.reduceat(((degree[x] + 1) * (degree[y] + 1))[order], group_ptr[:-1])
-        sequence = _balanced_sequence(work, chunks)
+        chunk_ptr, chunk_groups = _balanced_chunks(work.astype(np.float64), chunks)
         if stages == 0:
             return np.zeros(x.size), np.full(x.size, graph.unit)
         w1 = _hop_kernel(
             graph.num_nodes, graph.indptr, graph.indices, graph.unit, group_ptr, order, swap,
             ptr_s, nodes_s, mass_s, source_row, ptr_t, nodes_t, mass_t, target_row,
-            sequence, chunks, stages,
+            chunk_ptr, chunk_groups, stages,
         )  # fmt: skip
         return w1, np.full(x.size, graph.unit)
     ball_ptr, ball_nodes, ball_dist, ball_of = _balls(
@@ -449,18 +449,25 @@ def _transport(
     )  # fmt: skip
 
 
-def _balanced_sequence(work: np.ndarray, chunks: int) -> np.ndarray:
-    """An order of the groups such that chunk ``c`` (taking ``sequence[c::chunks]``) gets about
-    ``1 / chunks`` of the total ``work``: groups dealt by decreasing work, snake-wise (chunk 0
-    to ``chunks − 1``, then back), so that neither the first chunks (one thread's share
-    under a static schedule) nor the last collect the heaviest group of every round."""
-    rank = np.argsort(-work, kind="stable")
-    lap, seat = np.divmod(np.arange(work.size), chunks)
-    seat = np.where(lap % 2 == 0, seat, chunks - 1 - seat)
-    position = lap * chunks + seat
-    sequence = np.full(position.max(initial=-1) + 1, -1, dtype=np.int64)
-    sequence[position] = rank
-    return sequence
+@numba.njit(cache=True)
+def _balanced_chunks(work, chunks):
+    """The groups dealt to ``chunks`` chunks by the longest-processing-time rule (heaviest
+    group first, each to the chunk with the least work so far), so that no chunk's work
+    exceeds another's by more than one group's: chunk ``c`` takes
+    ``groups[ptr[c]:ptr[c + 1]]``. A static schedule gives each thread a run of chunks; with
+    the chunks level, the threads are too (the groups of one hub are far from level)."""
+    load = np.zeros(chunks)
+    chunk_of = np.empty(work.size, dtype=np.int64)
+    for g in np.argsort(-work, kind="mergesort"):
+        c = np.argmin(load)
+        chunk_of[g] = c
+        load[c] += work[g]
+    ptr = np.zeros(chunks + 1, dtype=np.int64)
+    for g in range(work.size):
+        ptr[chunk_of[g] + 1] += 1
+    for c in range(chunks):
+        ptr[c + 1] += ptr[c]
+    return ptr, np.argsort(chunk_of, kind="mergesort")
 
 
 def _balls(
@@ -708,7 +715,8 @@ def _transport_kernel(
 @numba.njit(parallel=True, cache=True)
 def _hop_kernel(
     n, indptr, indices, unit, group_ptr, order, swap,
-    ptr_s, nodes_s, mass_s, row_s, ptr_t, nodes_t, mass_t, row_t, sequence, chunks, stages,
+    ptr_s, nodes_s, mass_s, row_s, ptr_t, nodes_t, mass_t, row_t, chunk_ptr, chunk_groups,
+    stages,
 ):  # fmt: skip
     """W1 per query edge when every length is ``unit`` (hop distances 1, 2, 3 times ``unit``).
 
@@ -722,17 +730,16 @@ def _hop_kernel(
     before the small ``rows × columns`` matrix is built, whose equal columns merge next
     (masses added; exact: a plan of the merged problem splits in proportion). A cost is 1
     (an edge), 2 (a common neighbour) or 3 (the path through the query edge, as both
-    supports lie in ``N[x] ∪ N[y]``). Chunk ``c`` takes the groups ``sequence[c::chunks]``
-    (``-1``: none; see ``_balanced_sequence``). ``stages`` as in ``_transport_kernel``."""
+    supports lie in ``N[x] ∪ N[y]``). Chunk ``c`` takes the groups
+    ``chunk_groups[chunk_ptr[c]:chunk_ptr[c + 1]]`` (``_balanced_chunks``). ``stages`` as in
+    ``_transport_kernel``."""
     w1 = np.zeros(row_s.size)
-    for c in numba.prange(chunks):
+    for c in numba.prange(chunk_ptr.size - 1):
         mark = np.full(n, -1, dtype=np.int64)  # _reduced's scratch
         position = np.full(n, -1, dtype=np.int64)  # node -> its bit in U
         slot = np.full(n, -1, dtype=np.int64)  # node next to U -> its row of ``bits``
         cached = np.full(n, -1, dtype=np.int64)  # row-side node -> its row of ``sig``
-        for g in sequence[c::chunks]:
-            if g < 0:  # a seat left empty in the last round
-                continue
+        for g in chunk_groups[chunk_ptr[c] : chunk_ptr[c + 1]]:
             members = order[group_ptr[g] : group_ptr[g + 1]]
             col_size = 0
             row_size = 0

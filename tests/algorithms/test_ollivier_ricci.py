@@ -7,6 +7,7 @@ import importlib
 from pathlib import Path
 
 import networkx as nx
+import numba
 import numpy as np
 import pytest
 import torch
@@ -216,6 +217,39 @@ def test_hubs_wider_than_one_bitset_word(alpha):
     check = np.r_[hub[:: len(hub) // 12], rng.choice(len(edges), 12, replace=False)]
     expected = _reference(edges, n, None, alpha, only=check)
     np.testing.assert_allclose(kappa[check], expected, atol=1e-9)
+
+
+@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs 2 numba threads")
+@pytest.mark.parametrize("weighted", [False, True])
+def test_same_values_on_one_and_two_threads(weighted):
+    """Each edge (each hub group on hop costs) is solved on its own scratch, so the thread
+    count and the chunk a group lands in change nothing, bit for bit."""
+    rng = np.random.default_rng(3)
+    n = 300
+    hubs = np.c_[rng.integers(0, 4, size=500), rng.integers(4, n, size=500)]
+    edges = np.unique(np.sort(np.r_[hubs, rng.integers(0, n, size=(900, 2))], axis=1), axis=0)
+    edges = edges[edges[:, 0] != edges[:, 1]]
+    weight = rng.uniform(0.2, 1.5, len(edges)) if weighted else None
+    previous = numba.get_num_threads()
+    try:
+        out = []
+        for threads in (1, 2):
+            numba.set_num_threads(threads)
+            out.append(ollivier_ricci(edges.T, n, edge_weight=weight))
+    finally:
+        numba.set_num_threads(previous)
+    np.testing.assert_array_equal(out[0], out[1])
+
+
+def test_balanced_chunks_deal_every_group_once():
+    module = importlib.import_module("rewirekit.algorithms.ollivier_ricci")
+    work = np.random.default_rng(0).pareto(1.5, 1000) + 1.0
+    ptr, groups = module._balanced_chunks(work, 16)
+    np.testing.assert_array_equal(np.sort(groups), np.arange(work.size))
+    share = np.add.reduceat(work[groups], ptr[:-1])
+    assert share.max() - share.min() <= work.max()  # the longest-processing-time bound
+    # Two threads each take 8 chunks: here (two groups above the mean chunk) within 3%.
+    assert abs(share[:8].sum() - share[8:].sum()) <= 0.03 * work.sum()
 
 
 def test_transport_stages_cut_the_work():
