@@ -1123,14 +1123,51 @@ def _detach(t, p, first_child, next_sib, prev_sib):
 
 
 @numba.njit(cache=True)
+def _block_pricing(cost, dual, tol, cursor, block):
+    """Block search for the entering cell, as in LEMON's network simplex, by whole rows: the
+    most negative reduced cost ``cost[i, j] − u_i − v_j`` below ``−tol`` among the rows
+    scanned cyclically from row ``cursor`` until at least ``block`` cells are seen and one
+    is found (all rows if none is). Returns ``(reduced cost, i, j, next cursor)``, ``i = −1``
+    if every cell prices out."""
+    m, n = cost.shape
+    best = -tol
+    ei, ej = -1, -1
+    i = cursor
+    seen = 0
+    for _ in range(m):
+        u = dual[i]
+        for j in range(n):
+            r = cost[i, j] - u - dual[m + j]
+            if r < best:
+                best, ei, ej = r, i, j
+        i = i + 1 if i + 1 < m else 0
+        seen += n
+        if ei >= 0 and seen >= block:
+            break
+    return best, ei, ej, i
+
+
+@numba.njit(cache=True)
+def _first_negative(cost, dual, tol):
+    """Bland's rule: the first cell in row-major order with reduced cost below ``−tol``."""
+    m, n = cost.shape
+    for i in range(m):
+        for j in range(n):
+            r = cost[i, j] - dual[i] - dual[m + j]
+            if r < -tol:
+                return r, i, j
+    return -tol, -1, -1
+
+
+@numba.njit(cache=True)
 def _simplex(cost, bi, bj, flow, scale):
     """Transportation simplex from the basis ``(bi, bj, flow)``. The basis is a spanning tree
     kept as parent pointers and child lists: a pivot re-hangs the cut-off subtree on the
     entering cell by reversing one parent chain, and only that subtree's duals move (by the
-    entering cell's reduced cost; a walk over its child lists). Block pricing picks the
-    entering cell (Bland's rule after a run of degenerate pivots, which rules out cycling);
-    the ratio test along the tree cycle picks the leaving cell. Optimality is declared only
-    after the duals are re-derived from scratch and still price out."""
+    entering cell's reduced cost; a walk over its child lists). Block pricing by rows picks
+    the entering cell (Bland's rule after a run of degenerate pivots, which rules out
+    cycling); the ratio test along the tree cycle picks the leaving cell. Optimality is
+    declared only when the duals re-derived from scratch price out too."""
     m, n = cost.shape
     nodes = m + n
     cells = nodes - 1
@@ -1152,39 +1189,24 @@ def _simplex(cost, bi, bj, flow, scale):
     degenerate_run = 0
     bland = False
     block = max(8, int(np.sqrt(m * n)))
-    cursor_cell = 0
+    cursor = 0  # the row where the last pricing stopped
     fresh = 0  # how many times the duals were derived from scratch (their stamp)
     _tree_duals(cost, m, bi, bj, parent, parent_cell, dual, stamp, stack, fresh)
-    verified = True
+    check = np.empty(nodes)
     for pivot in range(100 * nodes * nodes + 1000):
-        # Pricing: block search (the most negative reduced cost within the first block of
-        # ``block`` cells, cyclically from where the last search stopped, that holds one), as
-        # in LEMON's network simplex; Bland's rule takes the first negative cell instead.
-        best = -tol
-        ei, ej = -1, -1
-        start = 0 if bland else cursor_cell
-        i, j = start // n, start % n
-        for scanned in range(1, m * n + 1):
-            r = cost[i, j] - dual[i] - dual[m + j]
-            if r < best:
-                best, ei, ej = r, i, j
-                if bland:
-                    break
-            j += 1
-            if j == n:
-                j = 0
-                i = i + 1 if i + 1 < m else 0
-            if ei >= 0 and scanned % block == 0:
-                break
-        cursor_cell = i * n + j
+        if bland:
+            best, ei, ej = _first_negative(cost, dual, tol)
+        else:
+            best, ei, ej, cursor = _block_pricing(cost, dual, tol, cursor, block)
         if ei < 0:
-            if verified:
-                break
+            # The incremental duals price out; re-derived from scratch they must too. Equal
+            # duals (always, on hop costs: sums of small integers are exact) need no new scan.
             fresh += 1
-            _tree_duals(cost, m, bi, bj, parent, parent_cell, dual, stamp, stack, fresh)
-            verified = True
+            _tree_duals(cost, m, bi, bj, parent, parent_cell, check, stamp, stack, fresh)
+            if (check == dual).all():
+                break
+            dual[:] = check
             continue
-        verified = False
         # The tree cycle: mark the ancestors of column ej, climb from row ei to the first
         # marked node (the join); its cells alternate −, +, −, ... from column ej to row ei.
         t = m + ej
