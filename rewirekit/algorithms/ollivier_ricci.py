@@ -982,7 +982,7 @@ def _greedy_basis(cost, p, q, bi, bj, flow, levels=0, low=np.inf, high=-np.inf):
     The cells are visited in ``_bucket_order`` (``levels``; ``low``/``high`` the cost range
     when known). Returns the plan's cost."""
     m, n = cost.shape
-    order = _bucket_order(cost.ravel(), levels, low, high)
+    rows, cols = _bucket_order(cost, levels, low, high)
     rest_p = p.copy()
     rest_q = q.copy()
     row_on = np.ones(m, dtype=np.bool_)
@@ -990,8 +990,8 @@ def _greedy_basis(cost, p, q, bi, bj, flow, levels=0, low=np.inf, high=-np.inf):
     rows_left, cols_left = m, n
     k = 0
     total = 0.0
-    for cell in order:
-        i, j = cell // n, cell % n
+    for c in range(rows.size):
+        i, j = rows[c], cols[c]
         if not (row_on[i] and col_on[j]):
             continue
         amount = max(0.0, min(rest_p[i], rest_q[j]))
@@ -1074,31 +1074,38 @@ def _tree_duals(cost, m, bi, bj, parent, parent_cell, dual, stamp, stack, pivot)
 
 
 @numba.njit(cache=True)
-def _bucket_order(values, levels=0, low=np.inf, high=-np.inf):
-    """Indices of ``values`` in increasing order up to a bucket width: a counting sort into
-    ``levels`` equal-width buckets (O(len), stable; ``4 √len(values)`` buckets if 0, coarser
-    and cheaper than one per value, the simplex making up the difference). Exact when the
-    values take at most ``levels`` evenly spaced values (hop costs 1, 2, 3 and ``levels=3``);
-    close enough elsewhere for a greedy start, which the simplex then makes optimal. The
-    range ``low``/``high`` is computed unless given."""
-    size = values.size
+def _bucket_order(cost, levels=0, low=np.inf, high=-np.inf):
+    """The cells of ``cost`` in increasing order up to a bucket width, as row and column
+    indices (no division per cell when they are read): a counting sort into ``levels``
+    equal-width buckets (O(cells), stable; ``4 √cells`` buckets if 0, coarser and cheaper
+    than one per value, the simplex making up the difference). Exact when the values take at
+    most ``levels`` evenly spaced values (hop costs 1, 2, 3 and ``levels=3``); close enough
+    elsewhere for a greedy start, which the simplex then makes optimal. The range
+    ``low``/``high`` is computed unless given."""
+    m, n = cost.shape
+    size = m * n
     buckets = max(2, int(4 * np.sqrt(size))) if levels <= 0 else min(levels, size)
     if low > high:
-        low, high = values.min(), values.max()
+        low, high = cost.min(), cost.max()
     width = (high - low) / (buckets - 1) if high > low and buckets > 1 else 1.0
-    bucket = np.empty(size, dtype=np.int64)
+    bucket = np.empty((m, n), dtype=np.int64)
     start = np.zeros(buckets + 1, dtype=np.int64)
-    for c in range(size):
-        b = min(int((values[c] - low) / width + 0.5), buckets - 1)
-        bucket[c] = b
-        start[b + 1] += 1
+    for i in range(m):
+        for j in range(n):
+            b = min(int((cost[i, j] - low) / width + 0.5), buckets - 1)
+            bucket[i, j] = b
+            start[b + 1] += 1
     for b in range(buckets):
         start[b + 1] += start[b]
-    order = np.empty(size, dtype=np.int64)
-    for c in range(size):
-        order[start[bucket[c]]] = c
-        start[bucket[c]] += 1
-    return order
+    rows = np.empty(size, dtype=np.int32)
+    cols = np.empty(size, dtype=np.int32)
+    for i in range(m):
+        for j in range(n):
+            b = bucket[i, j]
+            rows[start[b]] = i
+            cols[start[b]] = j
+            start[b] += 1
+    return rows, cols
 
 
 @numba.njit(cache=True)
