@@ -841,18 +841,52 @@ def _column_codes(rows, words, bit_of):
     """The transpose of the merged rows as bitsets over rows: column ``j`` (bit ``bit_of[j]`` of
     a row's ``words``-word halves, [distance 1 | distance <= 2]) gets two bitsets of
     ``(rows + 63) // 64`` words, the rows at distance 1 from it and those within 2. Equal
-    columns have equal codes, so they merge on a few words instead of one byte per row."""
+    columns have equal codes, so they merge on a few words instead of one byte per row. Built
+    by 64 × 64 bit-block transposes (``_transpose64``), not bit by bit."""
     m = rows.shape[0]
     half = (m + 63) // 64
-    code = np.zeros((bit_of.size, 2 * half), dtype=np.uint64)
+    table = np.zeros((2 * half, 64 * words), dtype=np.uint64)  # [side, row block] x bit
+    block = np.zeros(64, dtype=np.uint64)
+    for side in range(2):
+        for h in range(half):
+            r0 = 64 * h
+            rn = min(64, m - r0)
+            for w in range(words):
+                block[:rn] = rows[r0 : r0 + rn, side * words + w]
+                block[rn:] = 0
+                _transpose64(block)
+                table[side * half + h, 64 * w : 64 * w + 64] = block
+    code = np.empty((bit_of.size, 2 * half), dtype=np.uint64)
     for j in range(bit_of.size):
-        w = bit_of[j] >> 6
-        b = np.uint64(bit_of[j] & 63)
-        for r in range(m):
-            shift = np.uint64(r & 63)
-            code[j, r >> 6] |= ((rows[r, w] >> b) & np.uint64(1)) << shift
-            code[j, half + (r >> 6)] |= ((rows[r, words + w] >> b) & np.uint64(1)) << shift
+        for t in range(2 * half):
+            code[j, t] = table[t, bit_of[j]]
     return code
+
+
+_TRANSPOSE_MASKS = np.array(
+    [0x00000000FFFFFFFF, 0x0000FFFF0000FFFF, 0x00FF00FF00FF00FF, 0x0F0F0F0F0F0F0F0F,
+     0x3333333333333333, 0x5555555555555555],
+    dtype=np.uint64,
+)  # fmt: skip
+"""For block size ``32 >> s``: the bits whose index has bit ``32 >> s`` clear."""
+
+
+@numba.njit(cache=True)
+def _transpose64(a):
+    """Transpose a 64 × 64 bit matrix in place (bit ``c`` of ``a[r]`` goes to bit ``r`` of
+    ``a[c]``): six rounds, each swapping the off-diagonal ``j × j`` blocks of every
+    ``2j × 2j`` block (``j`` = 32, 16, …, 1) with shifts and masks, 192 word swaps in all
+    (Hacker's Delight, 7-3, with the least significant bit as column 0)."""
+    j = 32
+    for s in range(6):
+        mask = _TRANSPOSE_MASKS[s]
+        shift = np.uint64(j)
+        for k in range(64):
+            if k & j == 0:
+                t = ((a[k] >> shift) ^ a[k + j]) & mask
+                a[k + j] ^= t
+                a[k] ^= t << shift
+        j >>= 1
 
 
 @numba.njit(cache=True)
@@ -895,35 +929,44 @@ def _reduced(nodes, mass, other_nodes, other_mass, mark):
 
 @numba.njit(cache=True)
 def _distinct_rows(table, mass):
-    """The distinct rows of an integer ``table`` (hashed, then compared word by word): the
-    index of one row per class and each class's total ``mass``."""
+    """The distinct rows of an integer ``table`` (hashed into an open-addressing table, equal
+    hashes compared word by word; O(rows), no sort): the index of each class's first row, in
+    order, and each class's total ``mass``."""
     m, n = table.shape
+    capacity = 2
+    while capacity < 2 * m:  # at most half full: short probes
+        capacity *= 2
+    slots = np.full(capacity, -1, dtype=np.int64)  # slot -> class
+    keep = np.empty(m, dtype=np.int64)
     hashes = np.empty(m, dtype=np.uint64)
+    merged = np.empty(m)
+    groups = 0
     for i in range(m):
         h = np.uint64(14695981039346656037)
         for j in range(n):
             h = (h ^ np.uint64(table[i, j])) * np.uint64(1099511628211)
-        hashes[i] = h
-    order = np.argsort(hashes, kind="mergesort")
-    keep = np.empty(m, dtype=np.int64)
-    merged = np.empty(m)
-    groups = 0
-    for t in range(m):
-        i = order[t]
-        if groups > 0 and hashes[keep[groups - 1]] == hashes[i]:
-            r = keep[groups - 1]
-            same = True
-            for j in range(n):
-                if table[r, j] != table[i, j]:
-                    same = False
-                    break
-            if same:
-                merged[groups - 1] += mass[i]
-                continue
-        keep[groups] = i
-        merged[groups] = mass[i]
-        groups += 1
+        s = np.int64(h >> np.uint64(32)) & (capacity - 1)
+        while True:
+            g = slots[s]
+            if g < 0:  # a new class
+                slots[s] = groups
+                keep[groups], hashes[groups], merged[groups] = i, h, mass[i]
+                groups += 1
+                break
+            if hashes[g] == h and _same_row(table, keep[g], i):
+                merged[g] += mass[i]
+                break
+            s = (s + 1) & (capacity - 1)
     return keep[:groups].copy(), merged[:groups].copy()
+
+
+@numba.njit(cache=True)
+def _same_row(table, a, b):
+    """Whether rows ``a`` and ``b`` of ``table`` are equal."""
+    j = 0
+    while j < table.shape[1] and table[a, j] == table[b, j]:
+        j += 1
+    return j == table.shape[1]
 
 
 @numba.njit(cache=True)
