@@ -68,6 +68,9 @@ _RADIUS_MARGIN = 1e-9
 EPSILON = 1e-7
 """GraphRicciCurvature's ``EPSILON``: the uniform-fallback and zero-distance threshold."""
 _MASS_TOL = 1e-14  # mass below this (relative to the measure's total) is not transported
+_FEW_BUCKETS = 4
+"""Up to this many buckets, ``_bucket_order`` scans once per bucket (the histogram's
+increments, one counter hit by cell after cell, cost more)."""
 _ALL_STAGES = 4  # shared mass, costs, greedy start, simplex: the kernels' ``stages``
 
 
@@ -1130,25 +1133,30 @@ def _bucket_order(cost, levels=0, low=np.inf, high=-np.inf):
     buckets = max(2, int(4 * np.sqrt(size))) if levels <= 0 else min(levels, size)
     if low > high:
         low, high = cost.min(), cost.max()
-    width = (high - low) / (buckets - 1) if high > low and buckets > 1 else 1.0
-    bucket = np.empty((m, n), dtype=np.int64)
+    scale = (buckets - 1) / (high - low) if high > low and buckets > 1 else 1.0
+    rows = np.empty(size + 1, dtype=np.int32)  # one spare slot for the branch-free writes
+    cols = np.empty(size + 1, dtype=np.int32)
+    if buckets <= _FEW_BUCKETS:  # one pass per bucket, without a branch on the cost
+        c = 0
+        for b in range(buckets):
+            for i in range(m):
+                for j in range(n):
+                    rows[c], cols[c] = i, j
+                    c += min(int((cost[i, j] - low) * scale + 0.5), buckets - 1) == b
+        return rows[:size], cols[:size]
     start = np.zeros(buckets + 1, dtype=np.int64)
     for i in range(m):
-        for j in range(n):
-            b = min(int((cost[i, j] - low) / width + 0.5), buckets - 1)
-            bucket[i, j] = b
-            start[b + 1] += 1
+        for j in range(n):  # a cell's bucket is recomputed below (cheaper than stored)
+            start[min(int((cost[i, j] - low) * scale + 0.5), buckets - 1) + 1] += 1
     for b in range(buckets):
         start[b + 1] += start[b]
-    rows = np.empty(size, dtype=np.int32)
-    cols = np.empty(size, dtype=np.int32)
     for i in range(m):
         for j in range(n):
-            b = bucket[i, j]
+            b = min(int((cost[i, j] - low) * scale + 0.5), buckets - 1)
             rows[start[b]] = i
             cols[start[b]] = j
             start[b] += 1
-    return rows, cols
+    return rows[:size], cols[:size]
 
 
 @numba.njit(cache=True)

@@ -252,6 +252,33 @@ def test_balanced_chunks_deal_every_group_once():
     assert abs(share[:8].sum() - share[8:].sum()) <= 0.03 * work.sum()
 
 
+def test_bit_block_transpose_and_distinct_rows():
+    module = importlib.import_module("rewirekit.algorithms.ollivier_ricci")
+    rng = np.random.default_rng(4)
+    bits = rng.integers(0, 2, size=(64, 64)).astype(np.uint64)
+    words = (bits << np.arange(64, dtype=np.uint64)).sum(axis=1, dtype=np.uint64)
+    module._transpose64(words)
+    np.testing.assert_array_equal((words[:, None] >> np.arange(64, dtype=np.uint64)) & 1, bits.T)
+    table = rng.integers(0, 3, size=(200, 3)).astype(np.uint64)
+    keep, mass = module._distinct_rows(table, np.arange(200.0))
+    unique, first, inverse = np.unique(table, axis=0, return_index=True, return_inverse=True)
+    np.testing.assert_array_equal(keep, np.sort(first))  # first occurrences, in order
+    np.testing.assert_array_equal(
+        mass, np.bincount(inverse.ravel(), np.arange(200.0))[np.argsort(first)]
+    )
+
+
+@pytest.mark.parametrize("buckets", [3, 40])
+def test_bucket_order_is_stable_and_sorted_up_to_a_bucket(buckets):
+    """Both ways of ordering (a pass per bucket up to ``_FEW_BUCKETS``, a counting sort
+    above) give the stable sort of the cells by bucket."""
+    module = importlib.import_module("rewirekit.algorithms.ollivier_ricci")
+    cost = np.random.default_rng(5).integers(0, buckets, size=(9, 13)).astype(float) * 0.7
+    rows, cols = module._bucket_order(cost, buckets)
+    want = np.argsort(cost.ravel(), kind="stable")
+    np.testing.assert_array_equal(rows.astype(np.int64) * 13 + cols, want)
+
+
 def test_transport_stages_cut_the_work():
     """The profiling cut of ``_transport``: the greedy stage gives an upper bound of W1, the
     full run the exact value (as ``ollivier_ricci``), on both kernels."""
