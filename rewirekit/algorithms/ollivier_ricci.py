@@ -32,15 +32,17 @@ How it is computed, without all-pairs distances and without a Python loop over e
    provably covers them (``d(a, b) ≤ h(a) + ℓ(x, y) + h(b)``, ``h`` the longest incident
    length) and stops once they are all settled.
 3. *Exact transport.* With hop costs, equal rows merge on their bitset words before any cost
-   matrix exists, equal columns on the small merged matrix (masses added; exact). A
-   least-cost greedy start (cells visited in a counting-sort bucket order, exact for hop
-   costs) gives an upper bound and a spanning-tree basis; when it meets the lower bound
+   matrix exists, then equal columns on their codes over the merged rows (the row bitsets
+   transposed 64 × 64 bits at a time); both through a hash table (masses added; exact). A
+   least-cost greedy start (cells visited in a bucket order, exact for hop costs) gives an
+   upper bound and a spanning-tree basis; when it meets the lower bound
    ``max(Σ_a μ(a) min_b d(a, b), Σ_b ν(b) min_a d(a, b))`` the edge is settled, otherwise the
    transportation simplex finishes it: the basis tree is kept as parent pointers and child
    lists (a pivot re-hangs one subtree by reversing a parent chain and shifts only that
-   subtree's MODI duals), block pricing, Bland's rule after a run of degenerate pivots. One
-   support of size 1 is settled in closed form. Edges (groups of edges on hop costs) run in
-   parallel (numba ``prange``).
+   subtree's MODI duals), block pricing by rows, Bland's rule after a run of degenerate
+   pivots. One support of size 1 is settled in closed form. Edges (groups of edges on hop
+   costs, dealt to the chunks by their estimated work) run in parallel (numba ``prange``);
+   each is solved on its own, so the thread count does not change the values.
 
 Differences from GraphRicciCurvature: none in the values (up to floating-point rounding of an
 exact LP optimum). Self-loops are ignored, as there; a self-loop column of ``edge_index`` gets
