@@ -219,7 +219,10 @@ def test_hubs_wider_than_one_bitset_word(alpha):
     np.testing.assert_allclose(kappa[check], expected, atol=1e-9)
 
 
-@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs 2 numba threads")
+@pytest.mark.skipif(
+    numba.config.NUMBA_NUM_THREADS < 2,  # type: ignore[attr-defined]
+    reason="needs 2 numba threads",
+)
 @pytest.mark.parametrize("weighted", [False, True])
 def test_same_values_on_one_and_two_threads(weighted):
     """Each edge (each hub group on hop costs) is solved on its own scratch, so the thread
