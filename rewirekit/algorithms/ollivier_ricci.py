@@ -32,15 +32,17 @@ How it is computed, without all-pairs distances and without a Python loop over e
    provably covers them (``d(a, b) ≤ h(a) + ℓ(x, y) + h(b)``, ``h`` the longest incident
    length) and stops once they are all settled.
 3. *Exact transport.* With hop costs, equal rows merge on their bitset words before any cost
-   matrix exists, equal columns on the small merged matrix (masses added; exact). A
-   least-cost greedy start (cells visited in a counting-sort bucket order, exact for hop
-   costs) gives an upper bound and a spanning-tree basis; when it meets the lower bound
+   matrix exists, then equal columns on their codes over the merged rows (the row bitsets
+   transposed 64 × 64 bits at a time); both through a hash table (masses added; exact). A
+   least-cost greedy start (cells visited in a bucket order, exact for hop costs) gives an
+   upper bound and a spanning-tree basis; when it meets the lower bound
    ``max(Σ_a μ(a) min_b d(a, b), Σ_b ν(b) min_a d(a, b))`` the edge is settled, otherwise the
    transportation simplex finishes it: the basis tree is kept as parent pointers and child
    lists (a pivot re-hangs one subtree by reversing a parent chain and shifts only that
-   subtree's MODI duals), block pricing, Bland's rule after a run of degenerate pivots. One
-   support of size 1 is settled in closed form. Edges (groups of edges on hop costs) run in
-   parallel (numba ``prange``).
+   subtree's MODI duals), block pricing by rows, Bland's rule after a run of degenerate
+   pivots. One support of size 1 is settled in closed form. Edges (groups of edges on hop
+   costs, dealt to the chunks by their estimated work) run in parallel (numba ``prange``);
+   each is solved on its own, so the thread count does not change the values.
 
 Differences from GraphRicciCurvature: none in the values (up to floating-point rounding of an
 exact LP optimum). Self-loops are ignored, as there; a self-loop column of ``edge_index`` gets
@@ -68,6 +70,9 @@ _RADIUS_MARGIN = 1e-9
 EPSILON = 1e-7
 """GraphRicciCurvature's ``EPSILON``: the uniform-fallback and zero-distance threshold."""
 _MASS_TOL = 1e-14  # mass below this (relative to the measure's total) is not transported
+_FEW_BUCKETS = 4
+"""Up to this many buckets, ``_bucket_order`` scans once per bucket (the histogram's
+increments, one counter hit by cell after cell, cost more)."""
 _ALL_STAGES = 4  # shared mass, costs, greedy start, simplex: the kernels' ``stages``
 
 
@@ -425,12 +430,16 @@ def _transport(
         hub = np.where(swap, x, y)
         order = np.argsort(hub, kind="stable")
         group_ptr = np.r_[0, np.flatnonzero(np.diff(hub[order])) + 1, x.size]
+        chunks = min(group_ptr.size - 1, 8 * numba.get_num_threads())
+        # A group's work grows with its edges' support sizes, deg(x) deg(y) summed.
+        work = np.add.reduceat(((degree[x] + 1) * (degree[y] + 1))[order], group_ptr[:-1])
+        chunk_ptr, chunk_groups = _balanced_chunks(work.astype(np.float64), chunks)
         if stages == 0:
             return np.zeros(x.size), np.full(x.size, graph.unit)
         w1 = _hop_kernel(
             graph.num_nodes, graph.indptr, graph.indices, graph.unit, group_ptr, order, swap,
             ptr_s, nodes_s, mass_s, source_row, ptr_t, nodes_t, mass_t, target_row,
-            min(group_ptr.size - 1, 8 * numba.get_num_threads()), stages,
+            chunk_ptr, chunk_groups, stages,
         )  # fmt: skip
         return w1, np.full(x.size, graph.unit)
     ball_ptr, ball_nodes, ball_dist, ball_of = _balls(
@@ -443,6 +452,27 @@ def _transport(
         ptr_s, nodes_s, mass_s, source_row, ptr_t, nodes_t, mass_t, target_row,
         ball_ptr, ball_nodes, ball_dist, ball_of, chunks, stages,
     )  # fmt: skip
+
+
+@numba.njit(cache=True)
+def _balanced_chunks(work, chunks):
+    """The groups dealt to ``chunks`` chunks by the longest-processing-time rule (heaviest
+    group first, each to the chunk with the least work so far), so that no chunk's work
+    exceeds another's by more than one group's: chunk ``c`` takes
+    ``groups[ptr[c]:ptr[c + 1]]``. A static schedule gives each thread a run of chunks; with
+    the chunks level, the threads are too (the groups of one hub are far from level)."""
+    load = np.zeros(chunks)
+    chunk_of = np.empty(work.size, dtype=np.int64)
+    for g in np.argsort(-work, kind="mergesort"):
+        c = np.argmin(load)
+        chunk_of[g] = c
+        load[c] += work[g]
+    ptr = np.zeros(chunks + 1, dtype=np.int64)
+    for g in range(work.size):
+        ptr[chunk_of[g] + 1] += 1
+    for c in range(chunks):
+        ptr[c + 1] += ptr[c]
+    return ptr, np.argsort(chunk_of, kind="mergesort")
 
 
 def _balls(
@@ -690,7 +720,8 @@ def _transport_kernel(
 @numba.njit(parallel=True, cache=True)
 def _hop_kernel(
     n, indptr, indices, unit, group_ptr, order, swap,
-    ptr_s, nodes_s, mass_s, row_s, ptr_t, nodes_t, mass_t, row_t, chunks, stages,
+    ptr_s, nodes_s, mass_s, row_s, ptr_t, nodes_t, mass_t, row_t, chunk_ptr, chunk_groups,
+    stages,
 ):  # fmt: skip
     """W1 per query edge when every length is ``unit`` (hop distances 1, 2, 3 times ``unit``).
 
@@ -704,15 +735,16 @@ def _hop_kernel(
     before the small ``rows × columns`` matrix is built, whose equal columns merge next
     (masses added; exact: a plan of the merged problem splits in proportion). A cost is 1
     (an edge), 2 (a common neighbour) or 3 (the path through the query edge, as both
-    supports lie in ``N[x] ∪ N[y]``). ``stages`` as in ``_transport_kernel``."""
+    supports lie in ``N[x] ∪ N[y]``). Chunk ``c`` takes the groups
+    ``chunk_groups[chunk_ptr[c]:chunk_ptr[c + 1]]`` (``_balanced_chunks``). ``stages`` as in
+    ``_transport_kernel``."""
     w1 = np.zeros(row_s.size)
-    groups = group_ptr.size - 1
-    for c in numba.prange(chunks):
+    for c in numba.prange(chunk_ptr.size - 1):
         mark = np.full(n, -1, dtype=np.int64)  # _reduced's scratch
         position = np.full(n, -1, dtype=np.int64)  # node -> its bit in U
         slot = np.full(n, -1, dtype=np.int64)  # node next to U -> its row of ``bits``
         cached = np.full(n, -1, dtype=np.int64)  # row-side node -> its row of ``sig``
-        for g in range(c, groups, chunks):
+        for g in chunk_groups[chunk_ptr[c] : chunk_ptr[c + 1]]:
             members = order[group_ptr[g] : group_ptr[g + 1]]
             col_size = 0
             row_size = 0
@@ -770,7 +802,7 @@ def _hop_kernel(
                 t_nodes, t_mass = _reduced(b_nodes, b_mass, a_nodes, a_mass, mark)
                 if stages < 2:
                     continue
-                ns, nt = s_nodes.size, t_nodes.size
+                ns = s_nodes.size
                 mask[:] = 0
                 for v in t_nodes:
                     mask[position[v] >> 6] |= np.uint64(1) << np.uint64(position[v] & 63)
@@ -795,20 +827,9 @@ def _hop_kernel(
                         rows[i, w] = sig[r, w] & mask[w]
                         rows[i, words + w] = sig[r, words + w] & mask[w]
                 keep, p = _distinct_rows(rows, s_mass)
-                code = np.empty((nt, keep.size), dtype=np.uint8)  # transposed: columns merge
-                for j in range(nt):
-                    w = position[t_nodes[j]] >> 6
-                    bit = np.uint64(1) << np.uint64(position[t_nodes[j]] & 63)
-                    for r in range(keep.size):
-                        i = keep[r]
-                        code[j, r] = (
-                            1 if rows[i, w] & bit else (2 if rows[i, words + w] & bit else 3)
-                        )
+                code = _column_codes(rows[keep], words, position[t_nodes])
                 cols, q = _distinct_rows(code, t_mass)
-                cost = np.empty((keep.size, cols.size))
-                for r in range(keep.size):
-                    for t in range(cols.size):
-                        cost[r, t] = code[cols[t], r] * unit
+                cost = _hop_costs(code[cols], keep.size, unit)
                 if stages >= 3:
                     w1[k] = _emd(p, q, cost, stages >= 4, 3)
             for i in range(signed):
@@ -818,6 +839,75 @@ def _hop_kernel(
             for i in range(count):
                 slot[near[i]] = -1
     return w1
+
+
+@numba.njit(cache=True)
+def _column_codes(rows, words, bit_of):
+    """The transpose of the merged rows as bitsets over rows: column ``j`` (bit ``bit_of[j]`` of
+    a row's ``words``-word halves, [distance 1 | distance <= 2]) gets two bitsets of
+    ``(rows + 63) // 64`` words, the rows at distance 1 from it and those within 2. Equal
+    columns have equal codes, so they merge on a few words instead of one byte per row. Built
+    by 64 × 64 bit-block transposes (``_transpose64``), not bit by bit."""
+    m = rows.shape[0]
+    half = (m + 63) // 64
+    table = np.zeros((2 * half, 64 * words), dtype=np.uint64)  # [side, row block] x bit
+    block = np.zeros(64, dtype=np.uint64)
+    for side in range(2):
+        for h in range(half):
+            r0 = 64 * h
+            rn = min(64, m - r0)
+            for w in range(words):
+                block[:rn] = rows[r0 : r0 + rn, side * words + w]
+                block[rn:] = 0
+                _transpose64(block)
+                table[side * half + h, 64 * w : 64 * w + 64] = block
+    code = np.empty((bit_of.size, 2 * half), dtype=np.uint64)
+    for j in range(bit_of.size):
+        for t in range(2 * half):
+            code[j, t] = table[t, bit_of[j]]
+    return code
+
+
+_TRANSPOSE_MASKS = np.array(
+    [0x00000000FFFFFFFF, 0x0000FFFF0000FFFF, 0x00FF00FF00FF00FF, 0x0F0F0F0F0F0F0F0F,
+     0x3333333333333333, 0x5555555555555555],
+    dtype=np.uint64,
+)  # fmt: skip
+"""For block size ``32 >> s``: the bits whose index has bit ``32 >> s`` clear."""
+
+
+@numba.njit(cache=True)
+def _transpose64(a):
+    """Transpose a 64 × 64 bit matrix in place (bit ``c`` of ``a[r]`` goes to bit ``r`` of
+    ``a[c]``): six rounds, each swapping the off-diagonal ``j × j`` blocks of every
+    ``2j × 2j`` block (``j`` = 32, 16, …, 1) with shifts and masks, 192 word swaps in all
+    (Hacker's Delight, 7-3, with the least significant bit as column 0)."""
+    j = 32
+    for s in range(6):
+        mask = _TRANSPOSE_MASKS[s]
+        shift = np.uint64(j)
+        for k in range(64):
+            if k & j == 0:
+                t = ((a[k] >> shift) ^ a[k + j]) & mask
+                a[k + j] ^= t
+                a[k] ^= t << shift
+        j >>= 1
+
+
+@numba.njit(cache=True)
+def _hop_costs(code, m, unit):
+    """The ``m × columns`` cost matrix of columns given by ``_column_codes``: ``unit`` times 1
+    (distance-1 bit set), 2 (only the within-2 bit) or 3 (neither)."""
+    half = code.shape[1] // 2
+    cost = np.empty((m, code.shape[0]))
+    for r in range(m):
+        w = r >> 6
+        b = np.uint64(r & 63)
+        for t in range(code.shape[0]):
+            near = (code[t, w] >> b) & np.uint64(1)
+            within = (code[t, half + w] >> b) & np.uint64(1)
+            cost[r, t] = (3.0 - float(near) - float(within)) * unit
+    return cost
 
 
 @numba.njit(cache=True)
@@ -844,35 +934,44 @@ def _reduced(nodes, mass, other_nodes, other_mass, mark):
 
 @numba.njit(cache=True)
 def _distinct_rows(table, mass):
-    """The distinct rows of an integer ``table`` (hashed, then compared word by word): the
-    index of one row per class and each class's total ``mass``."""
+    """The distinct rows of an integer ``table`` (hashed into an open-addressing table, equal
+    hashes compared word by word; O(rows), no sort): the index of each class's first row, in
+    order, and each class's total ``mass``."""
     m, n = table.shape
+    capacity = 2
+    while capacity < 2 * m:  # at most half full: short probes
+        capacity *= 2
+    slots = np.full(capacity, -1, dtype=np.int64)  # slot -> class
+    keep = np.empty(m, dtype=np.int64)
     hashes = np.empty(m, dtype=np.uint64)
+    merged = np.empty(m)
+    groups = 0
     for i in range(m):
         h = np.uint64(14695981039346656037)
         for j in range(n):
             h = (h ^ np.uint64(table[i, j])) * np.uint64(1099511628211)
-        hashes[i] = h
-    order = np.argsort(hashes, kind="mergesort")
-    keep = np.empty(m, dtype=np.int64)
-    merged = np.empty(m)
-    groups = 0
-    for t in range(m):
-        i = order[t]
-        if groups > 0 and hashes[keep[groups - 1]] == hashes[i]:
-            r = keep[groups - 1]
-            same = True
-            for j in range(n):
-                if table[r, j] != table[i, j]:
-                    same = False
-                    break
-            if same:
-                merged[groups - 1] += mass[i]
-                continue
-        keep[groups] = i
-        merged[groups] = mass[i]
-        groups += 1
+        s = np.int64(h >> np.uint64(32)) & (capacity - 1)
+        while True:
+            g = slots[s]
+            if g < 0:  # a new class
+                slots[s] = groups
+                keep[groups], hashes[groups], merged[groups] = i, h, mass[i]
+                groups += 1
+                break
+            if hashes[g] == h and _same_row(table, keep[g], i):
+                merged[g] += mass[i]
+                break
+            s = (s + 1) & (capacity - 1)
     return keep[:groups].copy(), merged[:groups].copy()
+
+
+@numba.njit(cache=True)
+def _same_row(table, a, b):
+    """Whether rows ``a`` and ``b`` of ``table`` are equal."""
+    j = 0
+    while j < table.shape[1] and table[a, j] == table[b, j]:
+        j += 1
+    return j == table.shape[1]
 
 
 @numba.njit(cache=True)
@@ -931,7 +1030,7 @@ def _greedy_basis(cost, p, q, bi, bj, flow, levels=0, low=np.inf, high=-np.inf):
     The cells are visited in ``_bucket_order`` (``levels``; ``low``/``high`` the cost range
     when known). Returns the plan's cost."""
     m, n = cost.shape
-    order = _bucket_order(cost.ravel(), levels, low, high)
+    rows, cols = _bucket_order(cost, levels, low, high)
     rest_p = p.copy()
     rest_q = q.copy()
     row_on = np.ones(m, dtype=np.bool_)
@@ -939,8 +1038,8 @@ def _greedy_basis(cost, p, q, bi, bj, flow, levels=0, low=np.inf, high=-np.inf):
     rows_left, cols_left = m, n
     k = 0
     total = 0.0
-    for cell in order:
-        i, j = cell // n, cell % n
+    for c in range(rows.size):
+        i, j = rows[c], cols[c]
         if not (row_on[i] and col_on[j]):
             continue
         amount = max(0.0, min(rest_p[i], rest_q[j]))
@@ -1023,31 +1122,43 @@ def _tree_duals(cost, m, bi, bj, parent, parent_cell, dual, stamp, stack, pivot)
 
 
 @numba.njit(cache=True)
-def _bucket_order(values, levels=0, low=np.inf, high=-np.inf):
-    """Indices of ``values`` in increasing order up to a bucket width: a counting sort into
-    ``levels`` equal-width buckets (O(len), stable; ``4 √len(values)`` buckets if 0, coarser
-    and cheaper than one per value, the simplex making up the difference). Exact when the
-    values take at most ``levels`` evenly spaced values (hop costs 1, 2, 3 and ``levels=3``);
-    close enough elsewhere for a greedy start, which the simplex then makes optimal. The
-    range ``low``/``high`` is computed unless given."""
-    size = values.size
+def _bucket_order(cost, levels=0, low=np.inf, high=-np.inf):
+    """The cells of ``cost`` in increasing order up to a bucket width, as row and column
+    indices (no division per cell when they are read): a counting sort into ``levels``
+    equal-width buckets (O(cells), stable; ``4 √cells`` buckets if 0, coarser and cheaper
+    than one per value, the simplex making up the difference). Exact when the values take at
+    most ``levels`` evenly spaced values (hop costs 1, 2, 3 and ``levels=3``); close enough
+    elsewhere for a greedy start, which the simplex then makes optimal. The range
+    ``low``/``high`` is computed unless given."""
+    m, n = cost.shape
+    size = m * n
     buckets = max(2, int(4 * np.sqrt(size))) if levels <= 0 else min(levels, size)
     if low > high:
-        low, high = values.min(), values.max()
-    width = (high - low) / (buckets - 1) if high > low and buckets > 1 else 1.0
-    bucket = np.empty(size, dtype=np.int64)
+        low, high = cost.min(), cost.max()
+    scale = (buckets - 1) / (high - low) if high > low and buckets > 1 else 1.0
+    rows = np.empty(size + 1, dtype=np.int32)  # one spare slot for the branch-free writes
+    cols = np.empty(size + 1, dtype=np.int32)
+    if buckets <= _FEW_BUCKETS:  # one pass per bucket, without a branch on the cost
+        c = 0
+        for b in range(buckets):
+            for i in range(m):
+                for j in range(n):
+                    rows[c], cols[c] = i, j
+                    c += min(int((cost[i, j] - low) * scale + 0.5), buckets - 1) == b
+        return rows[:size], cols[:size]
     start = np.zeros(buckets + 1, dtype=np.int64)
-    for c in range(size):
-        b = min(int((values[c] - low) / width + 0.5), buckets - 1)
-        bucket[c] = b
-        start[b + 1] += 1
+    for i in range(m):
+        for j in range(n):  # a cell's bucket is recomputed below (cheaper than stored)
+            start[min(int((cost[i, j] - low) * scale + 0.5), buckets - 1) + 1] += 1
     for b in range(buckets):
         start[b + 1] += start[b]
-    order = np.empty(size, dtype=np.int64)
-    for c in range(size):
-        order[start[bucket[c]]] = c
-        start[bucket[c]] += 1
-    return order
+    for i in range(m):
+        for j in range(n):
+            b = min(int((cost[i, j] - low) * scale + 0.5), buckets - 1)
+            rows[start[b]] = i
+            cols[start[b]] = j
+            start[b] += 1
+    return rows[:size], cols[:size]
 
 
 @numba.njit(cache=True)
@@ -1072,14 +1183,51 @@ def _detach(t, p, first_child, next_sib, prev_sib):
 
 
 @numba.njit(cache=True)
+def _block_pricing(cost, dual, tol, cursor, block):
+    """Block search for the entering cell, as in LEMON's network simplex, by whole rows: the
+    most negative reduced cost ``cost[i, j] − u_i − v_j`` below ``−tol`` among the rows
+    scanned cyclically from row ``cursor`` until at least ``block`` cells are seen and one
+    is found (all rows if none is). Returns ``(reduced cost, i, j, next cursor)``, ``i = −1``
+    if every cell prices out."""
+    m, n = cost.shape
+    best = -tol
+    ei, ej = -1, -1
+    i = cursor
+    seen = 0
+    for _ in range(m):
+        u = dual[i]
+        for j in range(n):
+            r = cost[i, j] - u - dual[m + j]
+            if r < best:
+                best, ei, ej = r, i, j
+        i = i + 1 if i + 1 < m else 0
+        seen += n
+        if ei >= 0 and seen >= block:
+            break
+    return best, ei, ej, i
+
+
+@numba.njit(cache=True)
+def _first_negative(cost, dual, tol):
+    """Bland's rule: the first cell in row-major order with reduced cost below ``−tol``."""
+    m, n = cost.shape
+    for i in range(m):
+        for j in range(n):
+            r = cost[i, j] - dual[i] - dual[m + j]
+            if r < -tol:
+                return r, i, j
+    return -tol, -1, -1
+
+
+@numba.njit(cache=True)
 def _simplex(cost, bi, bj, flow, scale):
     """Transportation simplex from the basis ``(bi, bj, flow)``. The basis is a spanning tree
     kept as parent pointers and child lists: a pivot re-hangs the cut-off subtree on the
     entering cell by reversing one parent chain, and only that subtree's duals move (by the
-    entering cell's reduced cost; a walk over its child lists). Block pricing picks the
-    entering cell (Bland's rule after a run of degenerate pivots, which rules out cycling);
-    the ratio test along the tree cycle picks the leaving cell. Optimality is declared only
-    after the duals are re-derived from scratch and still price out."""
+    entering cell's reduced cost; a walk over its child lists). Block pricing by rows picks
+    the entering cell (Bland's rule after a run of degenerate pivots, which rules out
+    cycling); the ratio test along the tree cycle picks the leaving cell. Optimality is
+    declared only when the duals re-derived from scratch price out too."""
     m, n = cost.shape
     nodes = m + n
     cells = nodes - 1
@@ -1101,39 +1249,24 @@ def _simplex(cost, bi, bj, flow, scale):
     degenerate_run = 0
     bland = False
     block = max(8, int(np.sqrt(m * n)))
-    cursor_cell = 0
+    cursor = 0  # the row where the last pricing stopped
     fresh = 0  # how many times the duals were derived from scratch (their stamp)
     _tree_duals(cost, m, bi, bj, parent, parent_cell, dual, stamp, stack, fresh)
-    verified = True
+    check = np.empty(nodes)
     for pivot in range(100 * nodes * nodes + 1000):
-        # Pricing: block search (the most negative reduced cost within the first block of
-        # ``block`` cells, cyclically from where the last search stopped, that holds one), as
-        # in LEMON's network simplex; Bland's rule takes the first negative cell instead.
-        best = -tol
-        ei, ej = -1, -1
-        start = 0 if bland else cursor_cell
-        i, j = start // n, start % n
-        for scanned in range(1, m * n + 1):
-            r = cost[i, j] - dual[i] - dual[m + j]
-            if r < best:
-                best, ei, ej = r, i, j
-                if bland:
-                    break
-            j += 1
-            if j == n:
-                j = 0
-                i = i + 1 if i + 1 < m else 0
-            if ei >= 0 and scanned % block == 0:
-                break
-        cursor_cell = i * n + j
+        if bland:
+            best, ei, ej = _first_negative(cost, dual, tol)
+        else:
+            best, ei, ej, cursor = _block_pricing(cost, dual, tol, cursor, block)
         if ei < 0:
-            if verified:
-                break
+            # The incremental duals price out; re-derived from scratch they must too. Equal
+            # duals (always, on hop costs: sums of small integers are exact) need no new scan.
             fresh += 1
-            _tree_duals(cost, m, bi, bj, parent, parent_cell, dual, stamp, stack, fresh)
-            verified = True
+            _tree_duals(cost, m, bi, bj, parent, parent_cell, check, stamp, stack, fresh)
+            if (check == dual).all():
+                break
+            dual[:] = check
             continue
-        verified = False
         # The tree cycle: mark the ancestors of column ej, climb from row ei to the first
         # marked node (the join); its cells alternate −, +, −, ... from column ej to row ei.
         t = m + ej

@@ -7,6 +7,7 @@ import importlib
 from pathlib import Path
 
 import networkx as nx
+import numba
 import numpy as np
 import pytest
 import torch
@@ -216,6 +217,69 @@ def test_hubs_wider_than_one_bitset_word(alpha):
     check = np.r_[hub[:: len(hub) // 12], rng.choice(len(edges), 12, replace=False)]
     expected = _reference(edges, n, None, alpha, only=check)
     np.testing.assert_allclose(kappa[check], expected, atol=1e-9)
+
+
+@pytest.mark.skipif(
+    numba.config.NUMBA_NUM_THREADS < 2,  # type: ignore[attr-defined]
+    reason="needs 2 numba threads",
+)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_same_values_on_one_and_two_threads(weighted):
+    """Each edge (each hub group on hop costs) is solved on its own scratch, so the thread
+    count and the chunk a group lands in change nothing, bit for bit."""
+    rng = np.random.default_rng(3)
+    n = 300
+    hubs = np.c_[rng.integers(0, 4, size=500), rng.integers(4, n, size=500)]
+    edges = np.unique(np.sort(np.r_[hubs, rng.integers(0, n, size=(900, 2))], axis=1), axis=0)
+    edges = edges[edges[:, 0] != edges[:, 1]]
+    weight = rng.uniform(0.2, 1.5, len(edges)) if weighted else None
+    previous = numba.get_num_threads()
+    try:
+        out = []
+        for threads in (1, 2):
+            numba.set_num_threads(threads)
+            out.append(ollivier_ricci(edges.T, n, edge_weight=weight))
+    finally:
+        numba.set_num_threads(previous)
+    np.testing.assert_array_equal(out[0], out[1])
+
+
+def test_balanced_chunks_deal_every_group_once():
+    module = importlib.import_module("rewirekit.algorithms.ollivier_ricci")
+    work = np.random.default_rng(0).pareto(1.5, 1000) + 1.0
+    ptr, groups = module._balanced_chunks(work, 16)
+    np.testing.assert_array_equal(np.sort(groups), np.arange(work.size))
+    share = np.add.reduceat(work[groups], ptr[:-1])
+    assert share.max() - share.min() <= work.max()  # the longest-processing-time bound
+    # Two threads each take 8 chunks: here (two groups above the mean chunk) within 3%.
+    assert abs(share[:8].sum() - share[8:].sum()) <= 0.03 * work.sum()
+
+
+def test_bit_block_transpose_and_distinct_rows():
+    module = importlib.import_module("rewirekit.algorithms.ollivier_ricci")
+    rng = np.random.default_rng(4)
+    bits = rng.integers(0, 2, size=(64, 64)).astype(np.uint64)
+    words = (bits << np.arange(64, dtype=np.uint64)).sum(axis=1, dtype=np.uint64)
+    module._transpose64(words)
+    np.testing.assert_array_equal((words[:, None] >> np.arange(64, dtype=np.uint64)) & 1, bits.T)
+    table = rng.integers(0, 3, size=(200, 3)).astype(np.uint64)
+    keep, mass = module._distinct_rows(table, np.arange(200.0))
+    unique, first, inverse = np.unique(table, axis=0, return_index=True, return_inverse=True)
+    np.testing.assert_array_equal(keep, np.sort(first))  # first occurrences, in order
+    np.testing.assert_array_equal(
+        mass, np.bincount(inverse.ravel(), np.arange(200.0))[np.argsort(first)]
+    )
+
+
+@pytest.mark.parametrize("buckets", [3, 40])
+def test_bucket_order_is_stable_and_sorted_up_to_a_bucket(buckets):
+    """Both ways of ordering (a pass per bucket up to ``_FEW_BUCKETS``, a counting sort
+    above) give the stable sort of the cells by bucket."""
+    module = importlib.import_module("rewirekit.algorithms.ollivier_ricci")
+    cost = np.random.default_rng(5).integers(0, buckets, size=(9, 13)).astype(float) * 0.7
+    rows, cols = module._bucket_order(cost, buckets)
+    want = np.argsort(cost.ravel(), kind="stable")
+    np.testing.assert_array_equal(rows.astype(np.int64) * 13 + cols, want)
 
 
 def test_transport_stages_cut_the_work():
