@@ -701,8 +701,8 @@ def _pull(vectors: Tensor, candidates: Tensor, eta: float, sign_shift: int = 0) 
 def _columns(matrix: Tensor, index: np.ndarray | Tensor) -> Tensor:
     """``matrix[:, index]``, without the cost of advanced indexing: a view when ``index``
     is a contiguous ascending run (the usual leading window), otherwise a copy made row by
-    row of the transpose when ``matrix`` is column-major (LAPACK's eigenvectors), which is
-    several times faster there than gathering along the strided dimension."""
+    row of the transpose when ``matrix`` is column-major (LAPACK's eigenvectors), which
+    copies contiguous memory where gathering along the strided dimension does not."""
     index = torch.as_tensor(index, dtype=torch.long)
     if index.numel() and bool((index.diff() == 1).all()):
         return matrix[:, int(index[0]) : int(index[-1]) + 1]
@@ -712,9 +712,9 @@ def _columns(matrix: Tensor, index: np.ndarray | Tensor) -> Tensor:
 
 
 def _add_transpose(matrix: Tensor, out: Tensor, tile: int = 512) -> None:
-    """``out = matrix + matrixᵀ`` for a square ``matrix``, tile by tile: reading the
-    transpose a tile at a time stays in cache, about three times faster than one
-    ``torch.add`` over the whole transposed matrix at N ≈ 3,000."""
+    """``out = matrix + matrixᵀ`` for a square ``matrix``, tile by tile, so that reading
+    the transpose stays in cache (one ``torch.add`` over the whole transposed matrix
+    does not)."""
     n = matrix.shape[0]
     for i in range(0, n, tile):
         for j in range(0, n, tile):
