@@ -11,7 +11,9 @@ from rewirekit.linalg import (
     dense_eigh,
     dense_svd,
     extreme_eigenpairs,
+    fill_lower_triangle,
     largest_magnitude_eigenpairs,
+    symmetric_rank_update,
     top_singular_triplets,
 )
 
@@ -81,6 +83,36 @@ def test_dense_eigh_and_svd_decompose_in_the_input_dtype(dtype):
     assert u.shape == (50, 30) and s.shape == (30,) and vh.shape == (30, 30)
     assert torch.all(s[1:] <= s[:-1])
     torch.testing.assert_close((u * s) @ vh, x, atol=tol, rtol=tol)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("beta", [0.0, 1.0, 0.5])
+def test_symmetric_rank_update_writes_the_upper_triangle_of_the_product(dtype, beta):
+    rng = np.random.default_rng(3)
+    start = torch.from_numpy(_symmetric(70, 2)).to(dtype)
+    columns = torch.from_numpy(rng.standard_normal((70, 9))).to(dtype)
+    weights = torch.from_numpy(np.array([2.0, -1.5, 0.0, 0.3, -0.2, 1.0, -3.0, 0.7, 0.0])).to(dtype)
+    matrix = start.clone()
+    symmetric_rank_update(matrix, columns, weights, beta)
+    expected = beta * start + (columns * weights) @ columns.T
+    tol = 1e-4 if dtype == torch.float32 else 1e-12
+    torch.testing.assert_close(torch.triu(matrix), torch.triu(expected), atol=tol, rtol=tol)
+    # the strict lower triangle is untouched, until fill_lower_triangle makes it whole
+    assert torch.equal(torch.tril(matrix, -1), torch.tril(start, -1))
+    fill_lower_triangle(matrix, tile=16)
+    assert torch.equal(matrix, matrix.T)
+    torch.testing.assert_close(matrix, expected, atol=tol, rtol=tol)
+    # the decomposition reads the upper triangle: garbage below it changes nothing
+    garbage = matrix.clone()
+    garbage[torch.tril(torch.ones(70, 70, dtype=torch.bool), -1)] = 1e3
+    assert torch.equal(dense_eigh(garbage)[0], dense_eigh(matrix)[0])
+
+
+def test_symmetric_rank_update_rejects_a_non_square_or_strided_matrix():
+    with pytest.raises(ValueError, match="square row-major"):
+        symmetric_rank_update(torch.zeros(4, 5), torch.zeros(4, 1), torch.ones(1), 1.0)
+    with pytest.raises(ValueError, match="square row-major"):
+        symmetric_rank_update(torch.zeros(5, 5).T, torch.zeros(5, 1), torch.ones(1), 1.0)
 
 
 def test_truncated_solvers_agree_with_dense_ones():

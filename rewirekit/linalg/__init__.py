@@ -10,6 +10,7 @@ from rewirekit.linalg.eigen import (
     top_singular_triplets,
 )
 from rewirekit.linalg.lowrank import SparsePlusLowRank
+from rewirekit.linalg.symmetric import fill_lower_triangle, symmetric_rank_update
 from rewirekit.linalg.threads import single_threaded_blas
 from rewirekit.linalg.topk import blocked_select, select_block
 
@@ -19,8 +20,10 @@ __all__ = [
     "dense_svd",
     "extreme_eigenpairs",
     "largest_eigenpair",
+    "fill_lower_triangle",
     "largest_magnitude_eigenpairs",
     "single_threaded_blas",
+    "symmetric_rank_update",
     "top_singular_triplets",
     "SparsePlusLowRank",
     "blocked_select",

@@ -32,7 +32,9 @@ def dense_eigh(matrix: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     about 1.4× faster than ``torch.linalg.eigh`` (the same algorithm in torch's MKL
     build), with equal results up to rounding. A row-major matrix is passed as its
     transpose, the same symmetric matrix in LAPACK's column-major order, which saves the
-    transposing copy the call would otherwise make (LAPACK reads its lower triangle).
+    transposing copy the call would otherwise make: LAPACK reads the lower triangle of
+    that view, i.e. only the *upper* triangle of a row-major matrix (which
+    :mod:`rewirekit.linalg.symmetric` relies on).
     """
     array = matrix.numpy()
     if array.flags.c_contiguous:

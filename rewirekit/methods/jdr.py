@@ -45,7 +45,9 @@ from rewirekit.linalg import (
     blocked_select,
     dense_eigh,
     extreme_eigenpairs,
+    fill_lower_triangle,
     largest_magnitude_eigenpairs,
+    symmetric_rank_update,
     top_singular_triplets,
 )
 from rewirekit.methods.base import Example, RewireOutput, Rewirer
@@ -470,7 +472,6 @@ class _DenseGraph:
         self.faithful, self.abs_ordering = method.faithful, method.abs_ordering
         self.positions: Tensor | None = None
         self.rebuild_order: Tensor | None = None
-        self.scratch: tuple[Tensor, Tensor] | None = None  # clean mode's N×N work space
 
     def leading(self, count: int) -> tuple[Tensor, Tensor]:
         # faithful: torch's eigh, the official floating-point operations
@@ -498,13 +499,17 @@ class _DenseGraph:
             vectors, lam = vectors[:, self.rebuild_order], self.lam[self.rebuild_order]
             self.matrix = (vectors * lam) @ vectors.T
             return
-        old, lam = _columns(self.vectors, where), self.lam[where]
-        if self.scratch is None:  # allocated once: two N×N buffers reused every iteration
-            self.scratch = (torch.empty_like(self.matrix), torch.empty_like(self.matrix))
-        change, symmetric = self.scratch
-        torch.matmul((new - old) * lam, (new + old).T, out=change)
-        _add_transpose(change, out=symmetric)
-        self.matrix.add_(symmetric, alpha=0.5)  # the change's symmetric part: exactly symmetric
+        # Clean mode keeps the upper triangle only (all dense_eigh reads; see
+        # linalg.symmetric), by symmetric rank-k products of N² k multiply-adds each: the
+        # update A + ṼΛṼᵀ − VΛVᵀ costs 2 L N², rebuilding from the N − L unchanged pairs
+        # and the L new ones costs N³, the cheaper when L > N / 2.
+        lam = self.lam[where]
+        if 2 * where.numel() > self.lam.numel():
+            kept = torch.from_numpy(np.setdiff1d(np.arange(self.lam.numel()), where.numpy()))
+            symmetric_rank_update(self.matrix, _columns(self.vectors, kept), self.lam[kept], 0.0)
+        else:
+            symmetric_rank_update(self.matrix, _columns(self.vectors, where), -lam, 1.0)
+        symmetric_rank_update(self.matrix, new, lam, 1.0)
 
     def rebuild_features(
         self, x: Tensor, u: Tensor, s: Tensor, vh: Tensor, pulled: Tensor
@@ -520,6 +525,8 @@ class _DenseGraph:
 
     def column_reader(self) -> Callable[[int, int], np.ndarray]:
         """Columns of ``Ã`` by blocks, copied as the rows of an array."""
+        if not self.faithful:  # replace wrote the upper triangle only
+            fill_lower_triangle(self.matrix)
         return lambda start, stop: np.array(self.matrix[:, start:stop].T.numpy())
 
 
@@ -709,20 +716,6 @@ def _columns(matrix: Tensor, index: np.ndarray | Tensor) -> Tensor:
     if matrix.stride(0) == 1:
         return matrix.T.index_select(0, index).T
     return matrix.index_select(1, index)
-
-
-def _add_transpose(matrix: Tensor, out: Tensor, tile: int = 512) -> None:
-    """``out = matrix + matrixᵀ`` for a square ``matrix``, tile by tile, so that reading
-    the transpose stays in cache (one ``torch.add`` over the whole transposed matrix
-    does not)."""
-    n = matrix.shape[0]
-    for i in range(0, n, tile):
-        for j in range(0, n, tile):
-            torch.add(
-                matrix[i : i + tile, j : j + tile],
-                matrix[j : j + tile, i : i + tile].T,
-                out=out[i : i + tile, j : j + tile],
-            )
 
 
 def _alignment(vectors: Tensor, u: Tensor) -> float:

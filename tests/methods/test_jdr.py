@@ -136,6 +136,25 @@ def test_truncated_solvers_agree_with_the_dense_one(solver, nodes, options):
         torch.testing.assert_close(dense.x, other.x, rtol=1e-7, atol=1e-7)
 
 
+@pytest.mark.parametrize("rank", [3, 26])  # 2·rank below and above N: update, rebuild
+def test_clean_dense_replace_swaps_the_window_pairs(rank):
+    """``A − VΛVᵀ + ṼΛṼᵀ`` over the window, whether the clean dense graph updates A by the
+    changed pairs or rebuilds it from the unchanged and the new ones."""
+    from rewirekit.methods import jdr as jdr_module
+
+    data = weighted_graph(n=40, seed=5)
+    adjacency = sp.csr_matrix(dense_adjacency(data.edge_index, data.edge_weight, 40))
+    graph = jdr_module._DenseGraph(adjacency, torch.float64, jdr_module.JDR())
+    lam, vectors = graph.leading(rank)
+    noise = torch.from_numpy(np.random.default_rng(0).standard_normal((40, rank)))
+    new = torch.linalg.qr(vectors + 0.3 * noise).Q
+    expected = adjacency.toarray() - ((vectors * lam) @ vectors.T - (new * lam) @ new.T).numpy()
+    graph.replace(np.arange(rank), new)
+    got = graph.column_reader()(0, 40).T
+    np.testing.assert_allclose(got, expected, atol=1e-12)
+    np.testing.assert_array_equal(got, got.T)
+
+
 def test_randomized_solver_approximates_the_truncated_one_on_csbm():
     """Fewer passes than needed to span the space: close to the exact solver, not equal,
     and closer with more passes."""
