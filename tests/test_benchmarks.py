@@ -609,3 +609,24 @@ def test_leaderboard_reduced_merges_the_stores_of_its_processes(tmp_path):
     target = tmp_path / "rows.csv"
     script.merge(str(target), [str(tmp_path / "a.db"), str(tmp_path / "b.db")])
     assert len(target.read_text().splitlines()) == 3
+
+
+def test_bangs_official_check_reports_each_import_and_the_shipped_builds(monkeypatch, tmp_path):
+    """Offline parts of the official-code check: the torch builds read off the library names,
+    and an import step's outcome (its output, or the error's last line)."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    check = _script("bangs_official_check")
+    for path in ("dgl/graphbolt/libgraphbolt_pytorch_2.2.1.so",
+                 "dgl/graphbolt/libgraphbolt_pytorch_2.1.0.so",
+                 "dgl/tensoradapter/pytorch/libtensoradapter_pytorch_2.2.1.so"):  # fmt: skip
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).touch()
+    assert check._shipped_builds(tmp_path) == [
+        "libtensoradapter built for torch: 2.2.1",
+        "libdgl_sparse built for torch: none found",
+        "libgraphbolt built for torch: 2.1.0, 2.2.1",
+    ]
+    (tmp_path / "present.py").write_text("VALUE = 7\n")
+    assert check._attempt("import present; print(present.VALUE)", str(tmp_path), tmp_path) == "ok 7"
+    failed = check._attempt("import absent_module_xyz", str(tmp_path), tmp_path)
+    assert failed == "FAILED: ModuleNotFoundError: No module named 'absent_module_xyz'"
