@@ -316,7 +316,11 @@ class BORF(Rewirer):
     directed graph holding both arcs of every edge, as ``borf3`` does (a networkx DiGraph).
     Curvature is computed per arc, with :math:`\mu_u` on the in-neighbours of ``u``,
     :math:`\mu_v` on the out-neighbours of ``v`` and directed distances (its vendored
-    GraphRicciCurvature), one POT problem per arc; the lowest and highest arcs are chosen,
+    GraphRicciCurvature). The first batch's arc set is symmetric, so each arc's value is its
+    edge's, from the exact kernel; later batches recompute, one POT problem per arc, the arcs
+    an edit can reach (``u`` is ``a``, ``b`` or an out-neighbour of ``a``, or ``v`` is ``a``,
+    ``b`` or an in-neighbour of ``b``, for an edited arc ``(a, b)``), where the official
+    code recomputes every arc with the same values. The lowest and highest arcs are chosen,
     and each addition or removal touches one arc only, so later batches see an asymmetric
     graph. To return an undirected graph, an input edge is kept only if both its arcs
     survive and a new pair is added if either arc was added; ``rewire_report.extra`` counts
@@ -377,16 +381,16 @@ class BORF(Rewirer):
         else:
             src, dst = edges.src, edges.dst
         keys = np.sort(pair_keys(src, dst, n))
-        kappa = self._curvature(keys, n)
         added, removed = [], []
+        previous = None
         for _ in range(self.num_batches):
             if keys.size == 0:
                 break
+            kappa = self._curvature(keys, n, previous)
             new, gone = self._batch(keys, kappa, n)
             kept = ~sorted_contains(gone, keys)
-            old_keys, old_kappa = keys[kept], kappa[kept]
-            keys = np.union1d(old_keys, new)
-            kappa = self._curvature(keys, n, old_keys, old_kappa, np.r_[new, gone])
+            previous = keys[kept], kappa[kept], np.r_[new, gone]
+            keys = np.union1d(keys[kept], new)
             added.append(int(new.size))
             removed.append(int(gone.size))
         extra: dict[str, Any] = {"added_per_batch": added, "removed_per_batch": removed}
@@ -399,50 +403,45 @@ class BORF(Rewirer):
         self,
         keys: np.ndarray,
         n: int,
-        old_keys: np.ndarray | None = None,
-        old_kappa: np.ndarray | None = None,
-        edited: np.ndarray | None = None,
+        previous: tuple[np.ndarray, np.ndarray, np.ndarray] | None,
     ) -> np.ndarray:
-        """Curvature of the pairs (arcs when faithful) ``keys``. Given the previous batch's
-        values and its ``edited`` pair keys, only the edges with an end in the closed
-        neighbourhood of an edited pair's ends are recomputed (undirected mode): kappa of
-        ``(x, y)`` reads ``N(x)``, ``N(y)`` and the adjacency of their nodes only."""
+        """Curvature of the pairs (arcs when faithful) ``keys``.
+
+        Without ``previous`` the pairs are those of the input graph (both arcs of every edge
+        when faithful: a symmetric arc set, where each arc's curvature is its edge's), all
+        computed by :func:`~rewirekit.algorithms.ollivier_ricci`. Otherwise ``previous`` holds
+        the previous batch's surviving keys, their values and the keys it edited, and only
+        the pairs an edit can reach are recomputed (:func:`_reached_by_edits`); the others
+        keep their values."""
         src, dst = keys // n, keys % n
+        if previous is None:
+            return ollivier_ricci(np.stack([src, dst]), n, alpha=0.0)
+        old_keys, old_kappa, edited = previous
+        redo = _reached_by_edits(src, dst, edited, n, self.faithful)
+        redo |= ~sorted_contains(old_keys, keys)
+        kappa = np.empty(keys.size)
+        kappa[~redo] = old_kappa[np.searchsorted(old_keys, keys[~redo])]
+        if not redo.any():
+            return kappa
+        x, y = src[redo], dst[redo]
         if self.faithful:
             arcs = _Arcs(src, dst, n, all_paths=True)
             # one exact transport problem per arc, as the official code solves them
-            return 1.0 - np.array(
-                [_transport(arcs, u, v)[0] for u, v in zip(src, dst, strict=True)]
-            )
-        if old_keys is None or old_kappa is None or edited is None:
-            return ollivier_ricci(np.stack([src, dst]), n, alpha=0.0)
-        adjacency = sparse.csr_matrix(
-            (np.ones(2 * keys.size, dtype=np.int8), (np.r_[src, dst], np.r_[dst, src])), (n, n)
-        )
-        ends = np.unique(np.r_[edited // n, edited % n])
-        dirty = np.zeros(n, dtype=bool)
-        dirty[ends] = True
-        dirty[adjacency[ends].indices] = True  # neighbours now
-        redo = dirty[src] | dirty[dst] | ~sorted_contains(old_keys, keys)
-        kappa = np.empty(keys.size)
-        kappa[~redo] = old_kappa[np.searchsorted(old_keys, keys[~redo])]
-        if redo.any():
+            w1 = [_transport(arcs, u, v)[0] for u, v in zip(x, y, strict=True)]
+        else:
             ei = np.stack([src, dst])
             measures = neighbour_measures(ei, n, alpha=0.0)
-            x, y = src[redo], dst[redo]
             w1, _ = edge_wasserstein(
                 ei, n, np.ones(keys.size), np.stack([x, y]), _rows(measures, x), _rows(measures, y)
             )
-            kappa[redo] = 1.0 - w1  # unit lengths: d(x, y) = 1
+        kappa[redo] = 1.0 - np.asarray(w1)  # unit lengths: d(x, y) = 1
         return kappa
 
     def _batch(self, keys: np.ndarray, kappa: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
         """Keys of the pairs (arcs when faithful) one batch adds and removes."""
         src, dst = keys // n, keys % n
-        if self.faithful:
-            arcs = _Arcs(src, dst, n, all_paths=True)
-        else:
-            arcs = _Arcs(np.r_[src, dst], np.r_[dst, src], n, all_paths=False)
+        both = (src, dst) if self.faithful else (np.r_[src, dst], np.r_[dst, src])
+        arcs = _Arcs(*both, n, all_paths=False)
         # keys are sorted, so ties (values within 1e-12, the solvers' rounding) go by (u, v)
         order = np.argsort(np.round(kappa, 12), kind="stable")
         new: list[int] = []
@@ -455,6 +454,35 @@ class BORF(Rewirer):
                 new.append(key)
         gone = keys[order[keys.size - min(self.batch_remove, keys.size) :]]
         return np.array(new, dtype=np.int64), np.sort(gone)
+
+
+def _reached_by_edits(
+    src: np.ndarray, dst: np.ndarray, edited: np.ndarray, n: int, directed: bool
+) -> np.ndarray:
+    """Which pairs ``(src, dst)`` (of the graph after the edits) may have a new curvature after
+    the pairs ``edited`` (keys ``a·n + b``) were added or removed.
+
+    With α = 0 and unit lengths the curvature of ``(u, v)`` reads the neighbours of ``u`` and
+    of ``v`` and the hop distances (at most 3) between them, and an edit ``(a, b)`` changes a
+    distance only as a 1- or 2-hop path through it. Undirected: ``(u, v)`` is reached if an
+    end lies in ``N[a] ∪ N[b]``. Directed (in-neighbours of ``u``, out-neighbours of ``v``):
+    if ``u`` is ``a``, ``b`` or an out-neighbour of ``a``, or ``v`` is ``a``, ``b`` or an
+    in-neighbour of ``b``. Neighbours are read after the edits; the ones an edit removed are
+    ends of an edit themselves."""
+    a, b = edited // n, edited % n
+    adjacency = sparse.csr_matrix((np.ones(src.size, dtype=np.int8), (src, dst)), (n, n))
+    if not directed:
+        adjacency = adjacency + adjacency.T
+    from_u = np.zeros(n, dtype=bool)
+    from_u[a] = from_u[b] = True
+    from_u[adjacency[a].indices] = True
+    if not directed:
+        from_u[adjacency[b].indices] = True
+        return from_u[src] | from_u[dst]
+    from_v = np.zeros(n, dtype=bool)
+    from_v[a] = from_v[b] = True
+    from_v[adjacency.T.tocsr()[b].indices] = True
+    return from_u[src] | from_v[dst]
 
 
 def _rows(measures: Measures, nodes: np.ndarray) -> Measures:

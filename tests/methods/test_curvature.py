@@ -130,9 +130,14 @@ def test_sdrf_rejects_bad_parameters(params):
 
 
 # -- BORF -------------------------------------------------------------------------------------
-def _reference_batch(graph: nx.Graph | nx.DiGraph, h: int, k: int) -> None:
-    """One BORF batch in place on a networkx graph, with networkx distances and POT: the
-    official algorithm, ties by (u, v)."""
+def _uniform_but_centre(size: int) -> np.ndarray:
+    """Uniform on the neighbours, 0 on the centre (last); all on a centre without any."""
+    return np.r_[np.full(size - 1, 1 / (size - 1)), 0.0] if size > 1 else np.ones(1)
+
+
+def _reference_curvature(graph: nx.Graph | nx.DiGraph) -> tuple[dict, dict]:
+    """BORF's curvature of every edge (arc) of a networkx graph with networkx distances and
+    POT, and the pair at the largest entry of each plan x cost."""
     directed = graph.is_directed()
     dist = dict(nx.all_pairs_shortest_path_length(graph))
     kappa, plans = {}, {}
@@ -141,13 +146,19 @@ def _reference_batch(graph: nx.Graph | nx.DiGraph, h: int, k: int) -> None:
             u, v = v, u
         rows = sorted(graph.predecessors(u) if directed else graph.neighbors(u)) + [u]
         cols = sorted(graph.successors(v) if directed else graph.neighbors(v)) + [v]
-        mu = np.r_[np.full(len(rows) - 1, 1 / (len(rows) - 1)), 0.0]
-        nu = np.r_[np.full(len(cols) - 1, 1 / (len(cols) - 1)), 0.0]
+        mu, nu = _uniform_but_centre(len(rows)), _uniform_but_centre(len(cols))
         cost = np.array([[dist[a][b] for b in cols] for a in rows], dtype=float)
         moved = ot.emd(mu, nu, cost) * cost
         kappa[u, v] = 1 - moved.sum()
         best = int(np.argmax(moved))
         plans[u, v] = rows[best // len(cols)], cols[best % len(cols)]
+    return kappa, plans
+
+
+def _reference_batch(graph: nx.Graph | nx.DiGraph, h: int, k: int) -> None:
+    """One BORF batch in place on a networkx graph: the official algorithm, every edge
+    recomputed, ties by (u, v)."""
+    kappa, plans = _reference_curvature(graph)
     order = sorted(kappa, key=lambda e: (round(kappa[e], 12), e))
     for e in order[:h]:
         p, q = plans[e]
@@ -167,20 +178,43 @@ def test_borf_batches_equal_the_reference():
     assert out.rewire_report.extra["removed_per_batch"] == [3, 3]
 
 
-def test_borf_faithful_counts_arcs_like_the_reference():
-    graph = nx.gnp_random_graph(30, 0.15, seed=6)
+@pytest.mark.parametrize(
+    ("seed", "batches", "add", "remove"), [(6, 2, 6, 3), (7, 3, 8, 4), (8, 4, 3, 6), (9, 3, 10, 0)]
+)
+def test_borf_faithful_counts_arcs_like_the_reference(seed, batches, add, remove):
+    """The reference recomputes every arc in every batch; ours only the arcs an edit reaches."""
+    graph = nx.gnp_random_graph(30, 0.15, seed=seed)
     out = rewirekit.rewire(
-        _data(graph), "borf", num_batches=2, batch_add=6, batch_remove=3, faithful=True
+        _data(graph), "borf", num_batches=batches, batch_add=add, batch_remove=remove, faithful=True
     )
     arcs = graph.to_directed()
-    for _ in range(2):
-        _reference_batch(arcs, 6, 3)
+    for _ in range(batches):
+        _reference_batch(arcs, add, remove)
     pairs = {(min(e), max(e)) for e in arcs.edges()}
     both = {p for p in pairs if arcs.has_edge(*p) and arcs.has_edge(p[1], p[0])}
     expected = {p for p in pairs if p in both or not graph.has_edge(*p)}
     assert _pairs(out) == expected
-    one_arc = out.rewire_report.extra["one_arc_pairs"]
-    assert one_arc == len(pairs - both) > 0
+    assert out.rewire_report.extra["one_arc_pairs"] == len(pairs - both) > 0
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_borf_recomputes_every_pair_an_edit_changes(directed):
+    from rewirekit.methods.curvature import _reached_by_edits
+
+    rng = np.random.default_rng(3)
+    graph = nx.gnp_random_graph(40, 0.08, seed=3, directed=directed)
+    before, _ = _reference_curvature(graph)
+    edited = [tuple(rng.choice(40, 2, replace=False)) for _ in range(2)]
+    edited += [list(graph.edges())[i] for i in rng.choice(graph.number_of_edges(), 2)]
+    for a, b in edited:
+        (graph.remove_edge if graph.has_edge(a, b) else graph.add_edge)(a, b)
+    after, _ = _reference_curvature(graph)
+    changed = {e for e in after if e not in before or abs(after[e] - before[e]) > 1e-12}
+    pairs = np.array(sorted(after)).T
+    keys = np.array([a * 40 + b if directed else min(a, b) * 40 + max(a, b) for a, b in edited])
+    reached = _reached_by_edits(pairs[0], pairs[1], keys, 40, directed)
+    assert changed and changed <= {e for e, r in zip(sorted(after), reached, strict=True) if r}
+    assert not reached.all()  # the rule is local: far pairs keep their values
 
 
 def test_published_parameters_run():
