@@ -11,8 +11,9 @@ prints:
 
 1. *Replay*, batch by batch on the official trajectory: the official ``borf3`` step (its
    vendored GraphRicciCurvature ``OllivierRicci(alpha=0)`` on the networkx DiGraph) against
-   ours (``faithful=True``'s per-arc transport) on the same graph: max |kappa diff|, the
-   lowest ``h`` and highest ``k`` arcs, the plan's argmax pair of each of the ``h`` arcs,
+   ours (the faithful mode's per-arc transport, ``_transport``) on the same graph: max
+   |kappa diff|, the lowest ``h`` and highest ``k`` arcs, the plan's argmax pair of each of
+   the ``h`` arcs,
    each difference classified as a tie (equal kappa at the cut, or an equal entry of the
    plan x cost matrix), as another optimal plan where the official supports are not in
    ascending order (an added arc comes last in networkx's neighbour order, and
