@@ -395,6 +395,25 @@ def test_actor_lower_triangle_graph_holds_the_pairs_eigh_reads():
     assert len(pairs) == 14_934
 
 
+def test_actor_symmetrised_graph_is_what_the_rewired_rows_rewire():
+    if not available_offline("actor"):
+        pytest.skip("actor is not in $REWIREKIT_DATA")
+    _script("reproduce_papers")
+    script = _script("jdr_actor_direction")
+    from rewirekit.datasets import load
+
+    directed = load("actor", undirected=False).edge_index
+    n = int(directed.max()) + 1
+    graph = script.symmetrised_graph()
+    assert graph.is_undirected()
+    src, dst = graph.edge_index
+    lo, hi = directed.min(0).values, directed.max(0).values
+    pairs = set((lo * n + hi)[lo != hi].tolist())
+    assert set((src * n + dst)[src < dst].tolist()) == pairs
+    assert sorted(row.method for row in script.UNDIRECTED_ROWS) == ["borf", "digl", "fosr"]
+    assert (script.BASE.method, script.BASE.mean) == ("none", 34.00)
+
+
 def test_actor_direction_pairs_the_two_stores_by_split():
     _script("reproduce_papers")
     script = _script("jdr_actor_direction")
