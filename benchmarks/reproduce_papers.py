@@ -1130,7 +1130,10 @@ file).
   60/20/20); a trial is the best test accuracy of 3 splits and ± is 2σ/√trials, as the
   repository's log reports it. N/h/k are the log's (`results/node_classification_GCN_brf.csv`),
   BORF in `faithful` mode. These figures are the repository's log; the paper's table is
-  unverified.
+  unverified. The log has no no-rewiring figure; our no-rewiring rows, which the paired Δ
+  reads, were trained under the same presets by `rewirekit bench -d texas -d cornell -d
+  wisconsin -p borf --training borf --method none --splits 300` (on Cora and CiteSeer not
+  yet).
 - **sdrf** rows: the SDRF figures of a third-party copy, listed, not run (the reason is in
   the note).
 - Graphs lose self-loops and duplicate edges and are made undirected, except that the jdr
