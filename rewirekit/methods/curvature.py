@@ -427,21 +427,23 @@ class BORF(Rewirer):
         if self.faithful:
             arcs = _Arcs(src, dst, n, all_paths=True)
             # one exact transport problem per arc, as the official code solves them
-            w1 = [_transport(arcs, u, v)[0] for u, v in zip(x, y, strict=True)]
+            w1 = np.array([_transport(arcs, u, v)[0] for u, v in zip(x, y, strict=True)])
         else:
             ei = np.stack([src, dst])
             measures = neighbour_measures(ei, n, alpha=0.0)
             w1, _ = edge_wasserstein(
                 ei, n, np.ones(keys.size), np.stack([x, y]), _rows(measures, x), _rows(measures, y)
             )
-        kappa[redo] = 1.0 - np.asarray(w1)  # unit lengths: d(x, y) = 1
+        kappa[redo] = 1.0 - w1  # unit lengths: d(x, y) = 1
         return kappa
 
     def _batch(self, keys: np.ndarray, kappa: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
         """Keys of the pairs (arcs when faithful) one batch adds and removes."""
         src, dst = keys // n, keys % n
-        both = (src, dst) if self.faithful else (np.r_[src, dst], np.r_[dst, src])
-        arcs = _Arcs(*both, n, all_paths=False)
+        if self.faithful:
+            arcs = _Arcs(src, dst, n, all_paths=False)
+        else:
+            arcs = _Arcs(np.r_[src, dst], np.r_[dst, src], n, all_paths=False)
         # keys are sorted, so ties (values within 1e-12, the solvers' rounding) go by (u, v)
         order = np.argsort(np.round(kappa, 12), kind="stable")
         new: list[int] = []
