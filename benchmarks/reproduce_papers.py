@@ -1132,8 +1132,8 @@ file).
   BORF in `faithful` mode. These figures are the repository's log; the paper's table is
   unverified. The log has no no-rewiring figure; our no-rewiring rows, which the paired Δ
   reads, were trained under the same presets by `rewirekit bench -d texas -d cornell -d
-  wisconsin -p borf --training borf --method none --splits 300` (on Cora and CiteSeer not
-  yet).
+  wisconsin -p borf --training borf --method none --splits 300`, and the same with `-d
+  cora` (on CiteSeer not yet).
 - **sdrf** rows: the SDRF figures of a third-party copy, listed, not run (the reason is in
   the note).
 - Graphs lose self-loops and duplicate edges and are made undirected, except that the jdr
