@@ -13,9 +13,8 @@ prints:
    vendored GraphRicciCurvature ``OllivierRicci(alpha=0)`` on the networkx DiGraph) against
    ours (the faithful mode's per-arc transport, ``_transport``) on the same graph: max
    |kappa diff|, the lowest ``h`` and highest ``k`` arcs, the plan's argmax pair of each of
-   the ``h`` arcs,
-   each difference classified as a tie (equal kappa at the cut, or an equal entry of the
-   plan x cost matrix), as another optimal plan where the official supports are not in
+   the ``h`` arcs, each difference classified as a tie (equal kappa at the cut, or an equal
+   entry of the plan x cost matrix), as another optimal plan where the official supports are not in
    ascending order (an added arc comes last in networkx's neighbour order, and
    ``ot.emd`` returns another optimal vertex for permuted input), or as other.
 2. *Full runs*: official ``borf3`` against ours (``faithful=True`` and the default): pairs in

@@ -378,15 +378,20 @@ def test_jdr_exactness_path_against_a_reference(tmp_path, monkeypatch):
     assert script.compare_graphs(3, (ei, w), (ei[:, :2], w[:2] * 1.5)) == (1, 0.5)
 
 
-def test_actor_lower_triangle_graph_holds_the_pairs_eigh_reads():
+@pytest.fixture
+def actor_direction():
+    """The Actor direction script and Actor's directed edges with the node count."""
     if not available_offline("actor"):
         pytest.skip("actor is not in $REWIREKIT_DATA")
     _script("reproduce_papers")
-    script = _script("jdr_actor_direction")
     from rewirekit.datasets import load
 
     directed = load("actor", undirected=False).edge_index
-    n = int(directed.max()) + 1
+    return _script("jdr_actor_direction"), directed, int(directed.max()) + 1
+
+
+def test_actor_lower_triangle_graph_holds_the_pairs_eigh_reads(actor_direction):
+    script, directed, n = actor_direction
     lower = script.lower_triangle_graph()
     assert lower.is_undirected()
     src, dst = lower.edge_index
@@ -395,15 +400,8 @@ def test_actor_lower_triangle_graph_holds_the_pairs_eigh_reads():
     assert len(pairs) == 14_934
 
 
-def test_actor_symmetrised_graph_is_what_the_rewired_rows_rewire():
-    if not available_offline("actor"):
-        pytest.skip("actor is not in $REWIREKIT_DATA")
-    _script("reproduce_papers")
-    script = _script("jdr_actor_direction")
-    from rewirekit.datasets import load
-
-    directed = load("actor", undirected=False).edge_index
-    n = int(directed.max()) + 1
+def test_actor_symmetrised_graph_is_what_the_rewired_rows_rewire(actor_direction):
+    script, directed, n = actor_direction
     graph = script.symmetrised_graph()
     assert graph.is_undirected()
     src, dst = graph.edge_index
