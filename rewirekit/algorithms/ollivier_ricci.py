@@ -34,8 +34,9 @@ How it is computed, without all-pairs distances and without a Python loop over e
 3. *Exact transport.* With hop costs, equal rows merge on their bitset words before any cost
    matrix exists, then equal columns on their codes over the merged rows (the row bitsets
    transposed 64 × 64 bits at a time); both through a hash table (masses added; exact). A
-   least-cost greedy start (cells visited in a bucket order, exact for hop costs) gives an
-   upper bound and a spanning-tree basis; when it meets the lower bound
+   least-cost greedy start (hop costs: level by level, the lines with the fewest cost-1
+   cells first; other costs: cells in a bucket order) gives an upper bound and a
+   spanning-tree basis; when it meets the lower bound
    ``max(Σ_a μ(a) min_b d(a, b), Σ_b ν(b) min_a d(a, b))`` the edge is settled, otherwise the
    transportation simplex finishes it: the basis tree is kept as parent pointers and child
    lists (a pivot re-hangs one subtree by reversing a parent chain and shifts only that
@@ -70,9 +71,7 @@ _RADIUS_MARGIN = 1e-9
 EPSILON = 1e-7
 """GraphRicciCurvature's ``EPSILON``: the uniform-fallback and zero-distance threshold."""
 _MASS_TOL = 1e-14  # mass below this (relative to the measure's total) is not transported
-_FEW_BUCKETS = 4
-"""Up to this many buckets, ``_bucket_order`` scans once per bucket (the histogram's
-increments, one counter hit by cell after cell, cost more)."""
+_COLUMN_DONE, _ROW_DONE, _BASIS_DONE = 0, 1, 2  # what a greedy cell retires (``_take``)
 _ALL_STAGES = 4  # shared mass, costs, greedy start, simplex: the kernels' ``stages``
 
 
@@ -990,7 +989,7 @@ def _emd(p, q, cost, simplex=True, levels=0):
     """Exact earth mover's distance between masses ``p`` (rows) and ``q`` (columns) of equal
     total under ``cost``: bounds first, then the transportation simplex (skipped, and the
     greedy plan's cost returned, if not ``simplex``: for profiling). ``levels`` as in
-    ``_bucket_order``."""
+    ``_greedy_basis``."""
     m, n = cost.shape
     if m == 0 or n == 0:
         return 0.0
@@ -1027,36 +1026,91 @@ def _emd(p, q, cost, simplex=True, levels=0):
 def _greedy_basis(cost, p, q, bi, bj, flow, levels=0, low=np.inf, high=-np.inf):
     """Least-cost greedy plan as a spanning-tree basis of ``m + n − 1`` cells (degenerate cells
     carry 0): each cell retires exactly one line (its row, or its column), the last one both.
-    The cells are visited in ``_bucket_order`` (``levels``; ``low``/``high`` the cost range
-    when known). Returns the plan's cost."""
-    m, n = cost.shape
-    rows, cols = _bucket_order(cost, levels, low, high)
-    rest_p = p.copy()
-    rest_q = q.copy()
-    row_on = np.ones(m, dtype=np.bool_)
-    col_on = np.ones(n, dtype=np.bool_)
-    rows_left, cols_left = m, n
-    k = 0
+    With ``levels`` > 0 the costs take at most that many evenly spaced values (hop costs 1, 2,
+    3: ``levels=3``) and ``_greedy_by_levels`` visits the cells; otherwise they are visited
+    in ``_bucket_order``. ``low``/``high``: the cost range when known. Returns the plan's
+    cost."""
+    if levels > 0:
+        return _greedy_by_levels(cost, p, q, bi, bj, flow, levels, low, high)
+    rows, cols = _bucket_order(cost, low, high)
+    rest_p, rest_q = p.copy(), q.copy()
+    row_on = np.ones(cost.shape[0], dtype=np.bool_)
+    col_on = np.ones(cost.shape[1], dtype=np.bool_)
+    left = (0, cost.shape[0], cost.shape[1])
     total = 0.0
     for c in range(rows.size):
         i, j = rows[c], cols[c]
-        if not (row_on[i] and col_on[j]):
-            continue
-        amount = max(0.0, min(rest_p[i], rest_q[j]))
-        bi[k], bj[k], flow[k] = i, j, amount
-        k += 1
-        total += amount * cost[i, j]
-        rest_p[i] -= amount
-        rest_q[j] -= amount
-        if rows_left == 1 and cols_left == 1:
-            break
-        if rows_left == 1 or (cols_left > 1 and rest_p[i] > rest_q[j]):
-            col_on[j] = False
-            cols_left -= 1
-        else:
-            row_on[i] = False
-            rows_left -= 1
+        if row_on[i] and col_on[j]:
+            left, done = _take(i, j, left, rest_p, rest_q, row_on, col_on, bi, bj, flow)
+            total += flow[left[0] - 1] * cost[i, j]
+            if done == _BASIS_DONE:
+                break
     return total
+
+
+@numba.njit(cache=True)
+def _greedy_by_levels(cost, p, q, bi, bj, flow, levels, low, high):
+    """``_greedy_basis`` on costs of ``levels`` evenly spaced values, level by level. Within a
+    level the rows, and in each row the columns, come in increasing number of cells at the
+    lowest level (stable): lines with few cheapest cells take them first, a min-degree
+    heuristic for moving the most mass at the lowest cost, which leaves the simplex fewer
+    pivots (on Chameleon's hop costs about half the simplex time of row-major order;
+    docs/orc_profile.txt). A retired row is skipped whole, not cell by cell. ``levels`` is
+    at most 255."""
+    m, n = cost.shape
+    if low > high:
+        low, high = cost.min(), cost.max()
+    scale = (levels - 1) / (high - low) if high > low else 1.0
+    level = np.empty((m, n), dtype=np.uint8)
+    row_count = np.zeros(m, dtype=np.int64)
+    col_count = np.zeros(n, dtype=np.int64)
+    for i in range(m):
+        for j in range(n):
+            b = min(int((cost[i, j] - low) * scale + 0.5), levels - 1)
+            level[i, j] = b
+            row_count[i] += b == 0
+            col_count[j] += b == 0
+    row_order = np.argsort(row_count, kind="mergesort")
+    col_order = np.argsort(col_count, kind="mergesort")
+    rest_p, rest_q = p.copy(), q.copy()
+    row_on = np.ones(m, dtype=np.bool_)
+    col_on = np.ones(n, dtype=np.bool_)
+    left = (0, m, n)
+    total = 0.0
+    for b in range(levels):
+        for i in row_order:
+            if not row_on[i]:
+                continue
+            for j in col_order:
+                if level[i, j] == b and col_on[j]:
+                    left, done = _take(i, j, left, rest_p, rest_q, row_on, col_on, bi, bj, flow)
+                    total += flow[left[0] - 1] * cost[i, j]
+                    if done == _BASIS_DONE:
+                        return total
+                    if done == _ROW_DONE:
+                        break
+    return total
+
+
+@numba.njit(cache=True)
+def _take(i, j, left, rest_p, rest_q, row_on, col_on, bi, bj, flow):
+    """Add cell ``(i, j)`` to the greedy basis as cell ``left[0]``, with all the mass its row
+    and column have left (``rest_p``/``rest_q``), and retire its column or its row
+    (``col_on``/``row_on``). ``left`` is ``(cells so far, rows left, columns left)``; returns
+    it updated and what was retired: ``_COLUMN_DONE``, ``_ROW_DONE``, or ``_BASIS_DONE`` for
+    the last line."""
+    k, rows_left, cols_left = left
+    amount = max(0.0, min(rest_p[i], rest_q[j]))
+    bi[k], bj[k], flow[k] = i, j, amount
+    rest_p[i] -= amount
+    rest_q[j] -= amount
+    if rows_left == 1 and cols_left == 1:
+        return (k + 1, 0, 0), _BASIS_DONE
+    if rows_left == 1 or (cols_left > 1 and rest_p[i] > rest_q[j]):
+        col_on[j] = False
+        return (k + 1, rows_left, cols_left - 1), _COLUMN_DONE
+    row_on[i] = False
+    return (k + 1, rows_left - 1, cols_left), _ROW_DONE
 
 
 @numba.njit(cache=True)
@@ -1122,30 +1176,19 @@ def _tree_duals(cost, m, bi, bj, parent, parent_cell, dual, stamp, stack, pivot)
 
 
 @numba.njit(cache=True)
-def _bucket_order(cost, levels=0, low=np.inf, high=-np.inf):
+def _bucket_order(cost, low=np.inf, high=-np.inf):
     """The cells of ``cost`` in increasing order up to a bucket width, as row and column
-    indices (no division per cell when they are read): a counting sort into ``levels``
-    equal-width buckets (O(cells), stable; ``4 √cells`` buckets if 0, coarser and cheaper
-    than one per value, the simplex making up the difference). Exact when the values take at
-    most ``levels`` evenly spaced values (hop costs 1, 2, 3 and ``levels=3``); close enough
-    elsewhere for a greedy start, which the simplex then makes optimal. The range
-    ``low``/``high`` is computed unless given."""
+    indices (no division per cell when they are read): a stable counting sort into
+    ``4 √cells`` equal-width buckets (O(cells); coarser and cheaper than one per value, the
+    simplex making up the difference). The range ``low``/``high`` is computed unless given."""
     m, n = cost.shape
     size = m * n
-    buckets = max(2, int(4 * np.sqrt(size))) if levels <= 0 else min(levels, size)
+    buckets = max(2, int(4 * np.sqrt(size)))
     if low > high:
         low, high = cost.min(), cost.max()
-    scale = (buckets - 1) / (high - low) if high > low and buckets > 1 else 1.0
-    rows = np.empty(size + 1, dtype=np.int32)  # one spare slot for the branch-free writes
-    cols = np.empty(size + 1, dtype=np.int32)
-    if buckets <= _FEW_BUCKETS:  # one pass per bucket, without a branch on the cost
-        c = 0
-        for b in range(buckets):
-            for i in range(m):
-                for j in range(n):
-                    rows[c], cols[c] = i, j
-                    c += min(int((cost[i, j] - low) * scale + 0.5), buckets - 1) == b
-        return rows[:size], cols[:size]
+    scale = (buckets - 1) / (high - low) if high > low else 1.0
+    rows = np.empty(size, dtype=np.int32)
+    cols = np.empty(size, dtype=np.int32)
     start = np.zeros(buckets + 1, dtype=np.int64)
     for i in range(m):
         for j in range(n):  # a cell's bucket is recomputed below (cheaper than stored)
@@ -1158,7 +1201,7 @@ def _bucket_order(cost, levels=0, low=np.inf, high=-np.inf):
             rows[start[b]] = i
             cols[start[b]] = j
             start[b] += 1
-    return rows[:size], cols[:size]
+    return rows, cols
 
 
 @numba.njit(cache=True)

@@ -271,13 +271,13 @@ def test_bit_block_transpose_and_distinct_rows():
     )
 
 
-@pytest.mark.parametrize("buckets", [3, 40])
-def test_bucket_order_is_stable_and_sorted_up_to_a_bucket(buckets):
-    """Both ways of ordering (a pass per bucket up to ``_FEW_BUCKETS``, a counting sort
-    above) give the stable sort of the cells by bucket."""
+@pytest.mark.parametrize("values", [3, 40])
+def test_bucket_order_is_stable_and_sorted_up_to_a_bucket(values):
+    """The counting sort into 4 √cells buckets is the stable sort of the cells when fewer
+    evenly spaced values than buckets fill them."""
     module = importlib.import_module("rewirekit.algorithms.ollivier_ricci")
-    cost = np.random.default_rng(5).integers(0, buckets, size=(9, 13)).astype(float) * 0.7
-    rows, cols = module._bucket_order(cost, buckets)
+    cost = np.random.default_rng(5).integers(0, values, size=(9, 13)).astype(float) * 0.7
+    rows, cols = module._bucket_order(cost)
     want = np.argsort(cost.ravel(), kind="stable")
     np.testing.assert_array_equal(rows.astype(np.int64) * 13 + cols, want)
 
@@ -323,11 +323,29 @@ def test_transport_solver_matches_linprog(integer_costs):
         ground = np.zeros((m + n, m + n))
         ground[:m, m:] = cost
         want = _emd_lp(mu, nu, ground)
-        assert module._emd(p, q, cost) == pytest.approx(want, abs=1e-10)
-        basis = np.empty(m + n - 1, dtype=np.int64), np.empty(m + n - 1, dtype=np.int64)
-        greedy = module._greedy_basis(cost, p, q, *basis, np.empty(m + n - 1))
-        greedy_short += greedy > want + 1e-9
+        for levels in (3,) if integer_costs else (0,):
+            assert module._emd(p, q, cost, True, levels) == pytest.approx(want, abs=1e-10)
+        for levels in (0, 3) if integer_costs else (0,):
+            bi, bj = np.empty(m + n - 1, dtype=np.int64), np.empty(m + n - 1, dtype=np.int64)
+            flow = np.empty(m + n - 1)
+            greedy = module._greedy_basis(cost, p, q, bi, bj, flow, levels)
+            _assert_spanning_plan(bi, bj, flow, p, q)
+            assert greedy == pytest.approx((flow * cost[bi, bj]).sum(), abs=1e-12)
+            greedy_short += greedy > want + 1e-9
     assert greedy_short > 10
+
+
+def _assert_spanning_plan(bi, bj, flow, p, q):
+    """A transportation basis: ``m + n − 1`` cells spanning all rows and columns without a
+    cycle, non-negative flows with row sums ``p`` and column sums ``q``."""
+    m, n = p.size, q.size
+    assert (flow >= 0).all()
+    np.testing.assert_allclose(np.bincount(bi, flow, minlength=m), p, atol=1e-12)
+    np.testing.assert_allclose(np.bincount(bj, flow, minlength=n), q, atol=1e-12)
+    tree = nx.Graph()
+    tree.add_nodes_from(range(m + n))
+    tree.add_edges_from(zip(bi.tolist(), (m + bj).tolist(), strict=True))
+    assert tree.number_of_edges() == m + n - 1 and nx.is_tree(tree)
 
 
 # --------------------------------------------------------------------------- given measures
