@@ -1133,7 +1133,7 @@ file).
   unverified. The log has no no-rewiring figure; our no-rewiring rows, which the paired Δ
   reads, were trained under the same presets by `rewirekit bench -d texas -d cornell -d
   wisconsin -p borf --training borf --method none --splits 300`, and the same with `-d
-  cora` (on CiteSeer not yet).
+  cora` and with `-d citeseer`.
 - **sdrf** rows: the SDRF figures of a third-party copy, listed, not run (the reason is in
   the note).
 - Graphs lose self-loops and duplicate edges and are made undirected, except that the jdr
