@@ -820,7 +820,8 @@ class Reproduction:
     """Runs (or, with ``stored_only``, only reads) the rows of a table in ``store``.
 
     ``facts`` caches what :func:`measure_graph` finds; a missing entry is measured when
-    training (``stored_only=False``) or when ``measure`` is set, on an offline dataset."""
+    training (``stored_only=False``) or when ``measure`` is set, on an offline dataset.
+    ``threads`` is torch's thread count for rewiring and training."""
 
     def __init__(
         self,
@@ -831,8 +832,10 @@ class Reproduction:
         stored_only: bool = False,
         measure: bool = False,
         backend: Backend | None = None,
+        threads: int = 1,
     ) -> None:
         self.store, self.splits, self.facts, self.backend = store, splits, facts, backend
+        self.threads = threads
         self.stored_only, self.measure = stored_only, measure or not stored_only
         self._done: dict[tuple[str, ...], Result] = {}
 
@@ -916,7 +919,9 @@ class Reproduction:
             num_splits=splits,
         )
         with RichProgress() as progress:
-            return run_benchmarks([spec], self.store, progress, backend=self.backend)
+            return run_benchmarks(
+                [spec], self.store, progress, num_threads=self.threads, backend=self.backend
+            )
 
 
 # -- the table ------------------------------------------------------------------------------
@@ -1205,6 +1210,12 @@ def _parser() -> argparse.ArgumentParser:
         "--address", default=None, help="the Ray cluster of --backend ray: auto or HOST:PORT"
     )
     parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="torch threads for rewiring and training (more helps JDR's dense eigh)",
+    )
+    parser.add_argument(
         "--splits",
         type=int,
         default=None,
@@ -1284,6 +1295,7 @@ def main(argv: list[str] | None = None) -> int:
             stored_only=args.stored_only,
             measure=args.measure_graphs,
             backend=get_backend(args.backend, args.address),
+            threads=args.threads,
         )
         try:
             for table in tables:

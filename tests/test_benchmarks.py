@@ -64,6 +64,26 @@ def test_reproduce_baselines_smoke(tmp_path):
     assert not (tmp_path / "other.db").exists()
 
 
+def test_reproduce_threads_reach_the_runner(tmp_path, monkeypatch):
+    """``--threads`` sets torch's thread count of every training run (default 1)."""
+    if not available_offline("texas"):
+        pytest.skip("texas is not in $REWIREKIT_DATA")
+    script = _script("reproduce_papers")
+    seen = []
+
+    def runner(specs, store, progress, *, num_threads=None, backend=None):
+        seen.append(num_threads)
+        return []
+
+    monkeypatch.setattr(script, "run_benchmarks", runner)
+    args = ["--table", "baselines", "--store", str(tmp_path / "b.db"), "--splits", "1"]
+    args += ["--datasets", "texas", "--out", str(tmp_path / "t.md")]
+    args += ["--graphs-file", str(tmp_path / "graphs.csv")]
+    assert script.main(args) == 0
+    assert script.main(args + ["--threads", "2"]) == 0
+    assert seen == [1] * 3 + [2] * 3  # three texas rows per run
+
+
 def test_reproduce_jdr_rows_smoke(tmp_path):
     if not available_offline("texas"):
         pytest.skip("texas is not in $REWIREKIT_DATA")
