@@ -8,7 +8,8 @@ scored by the leaderboard's stored paired test gain of the picked method there (
 scores 0). Against: the best method on that dataset (the oracle, ``none`` included) and the
 best single method, the one of highest mean gain over all datasets. The pick, with the
 parameters auto tuned, is also trained against its tuned ``none`` on held-back splits
-(:func:`rewirekit.bench.auto.evaluate`), which neither auto nor the leaderboard used.
+(:func:`rewirekit.bench.auto.evaluate`), which neither auto nor the leaderboard used: they
+start after both auto's selection splits and the leaderboard's splits.
 
 Only methods with a leaderboard cell on every dataset are candidates, in every fold alike,
 so that every pick can be scored; the choice of that grid reads which cells exist, not their
@@ -45,7 +46,7 @@ from rewirekit.bench.auto import (
     profiles_from_leaderboard,
     save_profiles,
 )
-from rewirekit.bench.leaderboard import BASELINE
+from rewirekit.bench.leaderboard import BASELINE, Protocol
 from rewirekit.bench.runner import DatasetSpec
 from rewirekit.bench.store import ResultStore, RunRecord
 from rewirekit.linalg.threads import single_threaded_blas
@@ -91,10 +92,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--neighbours", type=int, default=1)
     parser.add_argument("--rule-only", action="store_true")
     args = parser.parse_args(argv)
-    rows_files = args.rows or [Path("docs") / "leaderboard.csv"]
+    rows_files = args.rows or [Path("docs") / "leaderboard.csv.gz"]
     torch.set_num_threads(1)
     start, load_before = time.time(), os.getloadavg()[0]
     records = read_rows(rows_files)
+    board = Protocol.of([r for r in records if r.key.model == args.model])
+    held_back_first = max(args.splits, board.num_splits)
     keys = sorted({r.key.dataset for r in records if r.key.model == args.model})
     features = {}
     for key in keys:
@@ -135,7 +138,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 )
                 assert [s.method for s in found.shortlist] == [s.method for s in shortlist]
                 auto_pick, val_gain = found.choice.method, found.val_gain
-                p = evaluate(spec, found, num_splits=args.splits, seeds=(0, 1), store=store).paired
+                p = evaluate(
+                    spec,
+                    found,
+                    num_splits=args.splits,
+                    seeds=(0, 1),
+                    store=store,
+                    first_split=held_back_first,
+                ).paired
                 held = (p.mean_diff, p.ci_low, p.ci_high)
             gains = {BASELINE: 0.0, **{m: held_out.gains[m] for m in grid}}
             oracle = max(sorted(gains), key=lambda m: gains[m])
@@ -173,7 +183,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for row in results:
             writer.writerow({k: _cell(v) for k, v in row.items()})
     timing = (time.time() - start, load_before, os.getloadavg()[0])
-    page = render(results, means, best_single, grid, args, rows_files, timing)
+    page = render(results, means, best_single, grid, args, rows_files, timing, board)
     (args.out / "auto_lodo.md").write_text(page, encoding="utf-8")
     print(page)
     return 0
@@ -187,8 +197,11 @@ def render(
     args: argparse.Namespace,
     rows_files: Sequence[Path],
     timing: tuple[float, float, float],
+    board: Protocol,
 ) -> str:
     n = len(results)
+    splits = f"splits 0–{board.num_splits - 1} × seeds {', '.join(map(str, board.seeds))}"
+    held_back_first = max(args.splits, board.num_splits)
     lines = [
         "# `rewirekit auto`, leave one dataset out",
         "",
@@ -199,9 +212,10 @@ def render(
         f"thread (1-minute load average {timing[1]:.1f} at the start, {timing[2]:.1f} at the "
         "end). Per-dataset rows: `docs/auto_lodo.csv`.",
         "",
-        "**The verdict is on the committed reduced leaderboard only**: "
-        f"{n} datasets, GCN, 2 Optuna trials per cell and 5 splits × 2 seeds "
-        "(`docs/leaderboard.md` says what is missing). With so few datasets the "
+        "**The verdict is on the committed leaderboard's datasets only**: "
+        f"{n} datasets, model {args.model}, {board.trials} Optuna trials per cell, "
+        f"{board.num_splits} splits × {len(board.seeds)} seeds "
+        "(`docs/leaderboard.md` says which grid). With so few datasets the "
         f"rule is fitted on {n - 1} in every fold; this measures the mechanism, not a "
         "general claim.",
         "",
@@ -218,13 +232,13 @@ def render(
         f"0–{args.splits - 1} at seed 0; the best validation accuracy is chosen (`none` on "
         "ties). Test accuracy is not read.",
         "- **Score**: the leaderboard's stored paired test gain (points, method − `none`, "
-        "splits 0–4 × seeds 0, 1) of the picked method on the held-out dataset; `none` "
-        "scores 0.",
+        f"{splits}) of the picked method on the held-out dataset; `none` scores 0.",
         "- **Held-back**: auto's pick with the parameters it tuned, trained with its tuned "
-        f"`none` on dense splits {args.splits}–{2 * args.splits - 1} × seeds 0, 1, which "
-        "neither auto nor the leaderboard used: the paired test difference and its 95% "
-        "bootstrap CI (`rewirekit.bench.auto.evaluate`). It measures auto's own pick, not "
-        "the leaderboard's cell of the same method (tuned with 2 trials).",
+        f"`none` on dense splits {held_back_first}–{held_back_first + args.splits - 1} × "
+        "seeds 0, 1, which neither auto nor the leaderboard used: the paired test "
+        "difference and its 95% bootstrap CI (`rewirekit.bench.auto.evaluate`). It measures "
+        "auto's own pick, not the leaderboard's cell of the same method (tuned with "
+        f"{board.trials} trials).",
         "- **Oracle**: the best method on that dataset by the same stored gain (`none` "
         "included). **Best single method**: the method of highest mean stored gain over all "
         f"{n} datasets (chosen with every dataset's rows: a favourable baseline).",

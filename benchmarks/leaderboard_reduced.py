@@ -1,25 +1,31 @@
-"""The reduced leaderboard grid committed in docs/leaderboard.md, run one dataset per process.
+"""The leaderboard committed in docs/leaderboard.md: the fair protocol on a reduced set of
+datasets, run in two processes.
 
-The grid: GCN; Texas, Cornell, Wisconsin and a small cSBM (N = 400, F = 100, φ = −0.5); every
-registered method, in the order of :data:`ORDER` (the control and the paper methods first, so
-that a run stopped early has the most informative cells); 2 trials per cell, 5 splits × 2
-seeds. The protocol is :func:`rewirekit.bench.leaderboard.run_leaderboard`'s, the same as
-``rewirekit leaderboard``'s; only the grid is smaller, and each dataset runs in its own
-process with its own store (they share no study)::
+The grid: GCN and GPRGNN; Texas, Cornell, Wisconsin and a small cSBM (N = 400, F = 100,
+φ = −0.5); every registered method, in the order of :data:`ORDER` (the control and the paper
+methods first, so that a run stopped early has the most informative cells). The protocol is
+``rewirekit leaderboard``'s default (:class:`rewirekit.bench.leaderboard.Protocol`: 20 trials
+per cell, 10 splits × 2 seeds), through the same function
+(:func:`rewirekit.bench.leaderboard.run_leaderboard`); only the datasets are fewer. Each
+process has its own store (they share no study)::
 
-    for d in texas cornell wisconsin csbm; do
-        nice -n 10 python benchmarks/leaderboard_reduced.py run $d runs/lb_$d.db &
-    done; wait
-    python benchmarks/leaderboard_reduced.py merge docs/leaderboard.csv runs/lb_*.db
-    rewirekit leaderboard --stored-only --rows docs/leaderboard.csv \\
+    nice -n 5 python benchmarks/leaderboard_reduced.py run runs/lb_a.db texas cornell &
+    nice -n 5 python benchmarks/leaderboard_reduced.py run runs/lb_b.db wisconsin csbm &
+    wait
+    python benchmarks/leaderboard_reduced.py merge docs/leaderboard.csv.gz runs/lb_a.db runs/lb_b.db
+    rewirekit leaderboard --stored-only --rows docs/leaderboard.csv.gz \\
         --preamble docs/leaderboard_preamble.md
 
-Each ``run`` prints its wall time; a killed run resumes from its store.
+``--trials T`` after ``run`` stops each cell at ``T`` trials; a later run with more trials
+extends the same studies (Optuna's TPE sampler, seeded, asks the same first ``T``). Each
+``run`` prints its wall time; a killed run resumes from its store, and a store rebuilt from
+the committed CSV (``ResultStore.import_csv``) resumes too, as the seeded studies ask the
+same parameters again and find their rows stored.
 """
 
 from __future__ import annotations
 
-import sys
+import argparse
 import tempfile
 import time
 from pathlib import Path
@@ -32,18 +38,18 @@ from rewirekit.bench.store import ResultStore
 from rewirekit.bench.sweep import csbm_dataset
 from rewirekit.methods import list_methods
 
-PROTOCOL = Protocol(trials=2, num_splits=5, seeds=(0, 1))
+MODELS = ["gcn", "gprgnn"]
 CSBM = {"num_nodes": 400, "num_features": 100}
 FIRST = ["none", "random", "jdr", "feast", "comfy", "digl", "fosr", "sdrf"]
 ORDER = FIRST + [m for m in list_methods() if m not in FIRST]
 
 
-def run(name: str, store: str) -> None:
+def run(store: str, names: list[str], trials: int) -> None:
     torch.set_num_threads(1)
-    dataset = csbm_dataset(CSBM, -0.5) if name == "csbm" else DatasetSpec.named(name)
+    datasets = [csbm_dataset(CSBM, -0.5) if n == "csbm" else DatasetSpec.named(n) for n in names]
     start = time.time()
     with ResultStore(store) as results:
-        skipped = run_leaderboard([dataset], ["gcn"], ORDER, results, PROTOCOL)
+        skipped = run_leaderboard(datasets, MODELS, ORDER, results, Protocol(trials=trials))
     print("skipped", skipped, "seconds", time.time() - start, flush=True)
 
 
@@ -57,9 +63,22 @@ def merge(target: str, stores: list[str]) -> None:
         print(merged.export_csv(target), "rows in", target)
 
 
-if __name__ == "__main__":
-    command, *args = sys.argv[1:]
-    if command == "run":
-        run(*args)
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    runner = commands.add_parser("run", help="run (or resume) the grid of some datasets")
+    runner.add_argument("store")
+    runner.add_argument("datasets", nargs="+", help="texas, cornell, wisconsin or csbm")
+    runner.add_argument("--trials", type=int, default=Protocol.trials)
+    merger = commands.add_parser("merge", help="every row of the stores in one CSV")
+    merger.add_argument("target")
+    merger.add_argument("stores", nargs="+")
+    args = parser.parse_args(argv)
+    if args.command == "run":
+        run(args.store, args.datasets, args.trials)
     else:
-        merge(args[0], args[1:])
+        merge(args.target, args.stores)
+
+
+if __name__ == "__main__":
+    main()

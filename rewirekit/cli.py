@@ -414,7 +414,7 @@ def leaderboard(
     address: str | None = typer.Option(None, help=ADDRESS_HELP),
     rows: list[Path] = typer.Option(
         [],
-        help="CSV of rows: written after a run (default docs/leaderboard.csv); read, "
+        help="CSV of rows: written after a run (default docs/leaderboard.csv.gz); read, "
         "and merged if repeated, with --stored-only.",
     ),
     out: Path = typer.Option(Path("docs"), help="Folder of leaderboard.md and its PNGs."),
@@ -446,7 +446,7 @@ def leaderboard(
     from rewirekit.datasets import list_datasets
     from rewirekit.methods import list_methods, method_class
 
-    target = rows[0] if rows else Path("docs") / "leaderboard.csv"
+    target = rows[0] if rows else Path("docs") / "leaderboard.csv.gz"
     if stored_only:
         if not rows:
             raise RewireError("--stored-only reads rows: pass --rows FILE.csv (repeatable).")
@@ -503,7 +503,7 @@ def auto(
     rows: list[Path] = typer.Option(
         [],
         help="Learn the rule from these leaderboard rows (CSV, repeatable; default: the "
-        "profiles shipped with rewirekit, from docs/leaderboard.csv).",
+        "profiles shipped with rewirekit, from docs/leaderboard.csv.gz).",
     ),
     store: Path = typer.Option(Path("runs") / "auto.db", help="SQLite store (resumable)."),
     seed: int = typer.Option(0, help="Seed of the diagnosis and of the TPE sampler."),

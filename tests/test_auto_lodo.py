@@ -34,7 +34,7 @@ def test_the_rule_columns_and_the_shipped_profiles_come_from_the_committed_rows(
         pytest.skip("texas, cornell and wisconsin are not all in $REWIREKIT_DATA")
     profiles = tmp_path / "profiles.json"
     args = ["--rule-only", "--out", str(tmp_path), "--profiles", str(profiles)]
-    assert _load().main([*args, "--rows", str(ROOT / "docs" / "leaderboard.csv")]) == 0
+    assert _load().main([*args, "--rows", str(ROOT / "docs" / "leaderboard.csv.gz")]) == 0
     assert _rows(tmp_path / "auto_lodo.csv") == _rows(ROOT / "docs" / "auto_lodo.csv")
     shipped = json.loads((ROOT / "rewirekit" / "bench" / "auto_profiles.json").read_text())
     written = json.loads(profiles.read_text())

@@ -33,7 +33,7 @@ which selection never used: the paired test difference with the tuned ``none``, 
 95% bootstrap CI (:func:`~rewirekit.bench.stats.paired_comparison`).
 
 The rule's profiles ship with the package (:data:`PROFILES_FILE`, written by
-``python benchmarks/auto_lodo.py`` from the committed leaderboard rows, ``docs/leaderboard.csv``)
+``python benchmarks/auto_lodo.py`` from the committed leaderboard rows, ``docs/leaderboard.csv.gz``)
 or are built from any leaderboard's rows (:func:`profiles_from_records`).
 """
 
@@ -485,29 +485,38 @@ def evaluate(
     num_splits: int = 5,
     seeds: tuple[int, ...] = (0, 1),
     store: ResultStore | None = None,
+    first_split: int | None = None,
 ) -> Evaluation:
     """Train the choice and the tuned ``none`` with their chosen parameters on the held-back
-    splits ``result.num_splits .. result.num_splits + num_splits - 1`` and compare them,
-    paired by (split, seed). With ``none`` chosen the difference is zero by construction."""
+    splits ``first_split .. first_split + num_splits - 1`` and compare them, paired by
+    (split, seed). ``first_split`` defaults to the first split after the selection splits
+    (``result.num_splits``); it may not be earlier. With ``none`` chosen the difference is
+    zero by construction."""
     spec = data if isinstance(data, DatasetSpec) else data_spec(data)
     if spec.key != result.dataset:
         raise RewireError(f"the result is for {result.dataset!r}, not {spec.key!r}.")
     if num_splits < 2:
         raise RewireError("a paired evaluation needs at least 2 held-back splits.")
+    first = result.num_splits if first_split is None else first_split
+    if first < result.num_splits:
+        raise RewireError(
+            f"held-back splits must come after the {result.num_splits} selection splits; "
+            f"got first_split={first}."
+        )
+    held_back = tuple(range(first, first + num_splits))
     if store is None:
         with tempfile.TemporaryDirectory() as scratch, ResultStore(Path(scratch) / "e.db") as db:
-            return _evaluate(spec, result, num_splits, seeds, db)
-    return _evaluate(spec, result, num_splits, seeds, store)
+            return _evaluate(spec, result, held_back, seeds, db)
+    return _evaluate(spec, result, held_back, seeds, store)
 
 
 def _evaluate(
     spec: DatasetSpec,
     result: AutoResult,
-    num_splits: int,
+    held_back: tuple[int, ...],
     seeds: tuple[int, ...],
     store: ResultStore,
 ) -> Evaluation:
-    held_back = tuple(range(result.num_splits, result.num_splits + num_splits))
     accs = []
     for candidate in (result.choice, result.baseline):
         bench = BenchmarkSpec(
@@ -516,7 +525,7 @@ def _evaluate(
             models=[result.model],
             split_preset=SPLIT_PRESET,
             training_preset=candidate.training_preset,
-            num_splits=num_splits,
+            num_splits=len(held_back),
             first_split=held_back[0],
             seeds=seeds,
         )

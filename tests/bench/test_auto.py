@@ -184,6 +184,13 @@ def test_auto_chooses_on_validation_alone_and_evaluates_on_held_back_splits(tmp_
     ]
     if found.choice.method != "none":
         assert result.paired.mean_diff == pytest.approx(np.mean(diffs))
+    # held-back splits may start later (after a leaderboard's), never among the selection's
+    with ResultStore(path) as store:
+        later = evaluate(_tiny(), found, num_splits=2, seeds=(0,), store=store, first_split=5)
+        assert later.split_ids == (5, 6)
+        assert {r.key.split_id for r in store.records()} == {0, 1, 2, 3, 5, 6}
+        with pytest.raises(RewireError, match="after the 2 selection splits"):
+            evaluate(_tiny(), found, num_splits=2, store=store, first_split=1)
 
 
 def test_auto_takes_a_graph_in_memory_and_refuses_without_profiles():

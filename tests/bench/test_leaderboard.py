@@ -123,7 +123,7 @@ def test_the_committed_leaderboard_is_rebuilt_from_its_rows(tmp_path, monkeypatc
     monkeypatch.chdir(root)  # the page names its files relative to the checkout
     result = CliRunner().invoke(
         app,
-        ["leaderboard", "--stored-only", "--rows", "docs/leaderboard.csv"]
+        ["leaderboard", "--stored-only", "--rows", "docs/leaderboard.csv.gz"]
         + ["--preamble", "docs/leaderboard_preamble.md", "--out", str(tmp_path)],
     )
     assert result.exit_code == 0, result.output
