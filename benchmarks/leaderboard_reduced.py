@@ -1,26 +1,27 @@
-"""The leaderboard committed in docs/leaderboard.md: the fair protocol on a reduced set of
-datasets, run in two processes.
+"""The leaderboard committed in docs/leaderboard.md: the fair protocol on fewer datasets,
+run in two processes.
 
 The grid: GCN and GPRGNN; Texas, Cornell, Wisconsin and a small cSBM (N = 400, F = 100,
 φ = −0.5); every registered method, in the order of :data:`ORDER` (the control and the paper
 methods first, so that a run stopped early has the most informative cells). The protocol is
-``rewirekit leaderboard``'s default (:class:`rewirekit.bench.leaderboard.Protocol`: 20 trials
-per cell, 10 splits × 2 seeds), through the same function
-(:func:`rewirekit.bench.leaderboard.run_leaderboard`); only the datasets are fewer. Each
-process has its own store (they share no study)::
+``rewirekit leaderboard``'s (:class:`rewirekit.bench.leaderboard.Protocol`: 10 splits × 2
+seeds; 20 trials per cell unless ``--trials`` says otherwise), through the same function
+(:func:`rewirekit.bench.leaderboard.run_leaderboard`). Each process has its own store (they
+share no study). The committed page ran with ``--trials 5`` (docs/leaderboard_run.txt)::
 
-    nice -n 5 python benchmarks/leaderboard_reduced.py run runs/lb_a.db texas cornell &
-    nice -n 5 python benchmarks/leaderboard_reduced.py run runs/lb_b.db wisconsin csbm &
+    nice -n 5 python benchmarks/leaderboard_reduced.py run runs/lb_a.db texas cornell --trials 5 &
+    nice -n 5 python benchmarks/leaderboard_reduced.py run runs/lb_b.db wisconsin csbm --trials 5 &
     wait
     python benchmarks/leaderboard_reduced.py merge docs/leaderboard.csv.gz runs/lb_a.db runs/lb_b.db
     rewirekit leaderboard --stored-only --rows docs/leaderboard.csv.gz \\
         --preamble docs/leaderboard_preamble.md
 
-``--trials T`` after ``run`` stops each cell at ``T`` trials; a later run with more trials
-extends the same studies (Optuna's TPE sampler, seeded, asks the same first ``T``). Each
-``run`` prints its wall time; a killed run resumes from its store, and a store rebuilt from
-the committed CSV (``ResultStore.import_csv``) resumes too, as the seeded studies ask the
-same parameters again and find their rows stored.
+Any other dataset name runs the same way (``run runs/lb_c.db cora --trials 5``). A later
+run with more trials extends the same studies (Optuna's seeded TPE sampler proposes the
+same first ``T`` parameter sets). Each ``run`` prints its wall time; a killed run resumes
+from its store, and a store rebuilt from the committed CSV (``ResultStore.import_csv``)
+resumes too, as the seeded studies ask the same parameters again and find their rows
+stored.
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def main(argv: list[str] | None = None) -> None:
     commands = parser.add_subparsers(dest="command", required=True)
     runner = commands.add_parser("run", help="run (or resume) the grid of some datasets")
     runner.add_argument("store")
-    runner.add_argument("datasets", nargs="+", help="texas, cornell, wisconsin or csbm")
+    runner.add_argument("datasets", nargs="+", help="dataset names; csbm: the small cSBM")
     runner.add_argument("--trials", type=int, default=Protocol.trials)
     merger = commands.add_parser("merge", help="every row of the stores in one CSV")
     merger.add_argument("target")

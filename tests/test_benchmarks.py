@@ -644,7 +644,7 @@ def test_leaderboard_reduced_merges_the_stores_of_its_processes(tmp_path):
             key = RunKey(name, "dense", 0, "none", "h", "gcn", "fair", 0)
             store.put(RunRecord(key, {}, 0.5 + i / 10, 0.5, 0.0, 1.0, 3, {}))
     target = tmp_path / "rows.csv"
-    script.merge(str(target), [str(tmp_path / "a.db"), str(tmp_path / "b.db")])
+    script.main(["merge", str(target), str(tmp_path / "a.db"), str(tmp_path / "b.db")])
     assert len(target.read_text().splitlines()) == 3
 
 
