@@ -183,7 +183,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         for row in results:
             writer.writerow({k: _cell(v) for k, v in row.items()})
     timing = (time.time() - start, load_before, os.getloadavg()[0])
-    page = render(results, means, best_single, grid, args, rows_files, timing, board)
+    page = render(
+        results, means, best_single, grid, args, rows_files, timing, board, held_back_first
+    )
     (args.out / "auto_lodo.md").write_text(page, encoding="utf-8")
     print(page)
     return 0
@@ -198,10 +200,10 @@ def render(
     rows_files: Sequence[Path],
     timing: tuple[float, float, float],
     board: Protocol,
+    held_back_first: int,
 ) -> str:
     n = len(results)
     splits = f"splits 0–{board.num_splits - 1} × seeds {', '.join(map(str, board.seeds))}"
-    held_back_first = max(args.splits, board.num_splits)
     lines = [
         "# `rewirekit auto`, leave one dataset out",
         "",
