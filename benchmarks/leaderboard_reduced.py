@@ -16,7 +16,9 @@ share no study). The committed page ran with ``--trials 5`` (docs/leaderboard_ru
     rewirekit leaderboard --stored-only --rows docs/leaderboard.csv.gz \\
         --preamble docs/leaderboard_preamble.md
 
-Any other dataset name runs the same way (``run runs/lb_c.db cora --trials 5``). A later
+Any other dataset name runs the same way (``run runs/lb_c.db cora --trials 5``); ``--models
+gcn`` and ``--models gprgnn`` split one dataset over two processes (two stores, each with its
+own ``none`` cell to pair with). A later
 run with more trials extends the same studies (Optuna's seeded TPE sampler proposes the
 same first ``T`` parameter sets). Each ``run`` prints its wall time; a killed run resumes
 from its store, and a store rebuilt from the committed CSV (``ResultStore.import_csv``)
@@ -45,12 +47,12 @@ FIRST = ["none", "random", "jdr", "feast", "comfy", "digl", "fosr", "sdrf"]
 ORDER = FIRST + [m for m in list_methods() if m not in FIRST]
 
 
-def run(store: str, names: list[str], trials: int) -> None:
+def run(store: str, names: list[str], trials: int, models: list[str] = MODELS) -> None:
     torch.set_num_threads(1)
     datasets = [csbm_dataset(CSBM, -0.5) if n == "csbm" else DatasetSpec.named(n) for n in names]
     start = time.time()
     with ResultStore(store) as results:
-        skipped = run_leaderboard(datasets, MODELS, ORDER, results, Protocol(trials=trials))
+        skipped = run_leaderboard(datasets, models, ORDER, results, Protocol(trials=trials))
     print("skipped", skipped, "seconds", time.time() - start, flush=True)
 
 
@@ -71,12 +73,16 @@ def main(argv: list[str] | None = None) -> None:
     runner.add_argument("store")
     runner.add_argument("datasets", nargs="+", help="dataset names; csbm: the small cSBM")
     runner.add_argument("--trials", type=int, default=Protocol.trials)
+    runner.add_argument(
+        "--models", nargs="+", default=MODELS, choices=MODELS,
+        help="a subset of the models, e.g. to run one dataset's models in two processes",
+    )  # fmt: skip
     merger = commands.add_parser("merge", help="every row of the stores in one CSV")
     merger.add_argument("target")
     merger.add_argument("stores", nargs="+")
     args = parser.parse_args(argv)
     if args.command == "run":
-        run(args.store, args.datasets, args.trials)
+        run(args.store, args.datasets, args.trials, args.models)
     else:
         merge(args.target, args.stores)
 
