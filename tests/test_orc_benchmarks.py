@@ -45,3 +45,18 @@ def test_orc_profile_smoke(monkeypatch, capsys):
     assert set(seconds) == {"set-up", "shared mass", "costs", "greedy", "simplex"}
     assert seconds["set-up"] > 0  # the Dijkstra balls of the weighted kNN graph
     assert "circles:" in capsys.readouterr().out
+
+
+def test_orc_profile_of_a_feature_knn_graph(monkeypatch, capsys):
+    """ORC-ManL's clean-mode curvature on Texas's features (a kNN graph with hubs)."""
+    from rewirekit.datasets import available_offline
+
+    if not available_offline("texas"):
+        pytest.skip("texas is not in $REWIREKIT_DATA (unset or lacking it); not downloading")
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    script = _script("orc_profile")
+    pairs, n, lengths, alpha, exp_power = script.load("texas-features", 0)
+    assert n == 183 and (alpha, exp_power) == (0.0, 0.0) and lengths.shape == (pairs.shape[1],)
+    seconds = script.main(["--graphs", "texas-features"])["texas-features"]
+    assert seconds["set-up"] > 0
+    assert "texas-features:" in capsys.readouterr().out

@@ -27,10 +27,12 @@ How it is computed, without all-pairs distances and without a Python loop over e
    degree (the hub, whose measure becomes the column side): per hub, each node next to its
    neighbourhood gets a bitset of its neighbours there, and each row-side node, once per hub,
    two bitsets (its columns at distance 1, and within 2: the OR of its neighbours'). With
-   varying lengths each support node gets one Dijkstra ball holding just the nodes its edges
-   need (counted first, then filled in one pass); the search is pruned at a radius that
-   provably covers them (``d(a, b) ≤ h(a) + ℓ(x, y) + h(b)``, ``h`` the longest incident
-   length) and stops once they are all settled.
+   varying lengths each edge is turned so that its smaller support is the source side (the
+   balls are the source's: a hub's ball is not scattered once per edge), and each source
+   support node gets one Dijkstra ball holding just the nodes its edges need (counted
+   first, then filled in one pass); the search is pruned at a radius that provably covers
+   them (``d(a, b) ≤ h(a) + ℓ(x, y) + h(b)``, ``h`` the longest incident length) and stops
+   once they are all settled.
 3. *Exact transport.* With hop costs, equal rows merge on their bitset words before any cost
    matrix exists, then equal columns on their codes over the merged rows (the row bitsets
    transposed 64 × 64 bits at a time); both through a hash table (masses added; exact). A
@@ -441,6 +443,11 @@ def _transport(
             chunk_ptr, chunk_groups, stages,
         )  # fmt: skip
         return w1, np.full(x.size, graph.unit)
+    x, y, source_row, target_row, ptr_s, nodes_s, mass_s, ptr_t, nodes_t, mass_t = (
+        _smaller_support_first(
+            x, y, source_row, target_row, ptr_s, nodes_s, mass_s, ptr_t, nodes_t, mass_t
+        )
+    )
     ball_ptr, ball_nodes, ball_dist, ball_of = _balls(
         graph, x, y, ptr_s, nodes_s, source_row, ptr_t, nodes_t, target_row
     )
@@ -450,6 +457,36 @@ def _transport(
         graph.num_nodes, graph.indptr, graph.indices, x, y,
         ptr_s, nodes_s, mass_s, source_row, ptr_t, nodes_t, mass_t, target_row,
         ball_ptr, ball_nodes, ball_dist, ball_of, chunks, stages,
+    )  # fmt: skip
+
+
+def _smaller_support_first(
+    x: np.ndarray,
+    y: np.ndarray,
+    source_row: np.ndarray,
+    target_row: np.ndarray,
+    *measures: np.ndarray,
+) -> tuple[np.ndarray, ...]:
+    """The queries turned so that each has its smaller support on the source side; W1 and
+    ``d`` are symmetric, so the values do not change. On a weighted graph a source node's
+    Dijkstra ball is scattered once per query and its targets read from it, so a hub (a
+    node with hundreds of neighbours, as in the kNN graph of high-dimensional features)
+    belongs on the target side. ``measures`` are the source's and then the target's
+    ``(ptr, nodes, mass)``; the turned queries read one table holding both."""
+    ptr_s, nodes_s, mass_s, ptr_t, nodes_t, mass_t = measures
+    swap = np.diff(ptr_s)[source_row] > np.diff(ptr_t)[target_row]
+    if not swap.any():
+        return (x, y, source_row, target_row, *measures)
+    if ptr_s is ptr_t and nodes_s is nodes_t and mass_s is mass_t:
+        ptr, nodes, mass, shift = ptr_s, nodes_s, mass_s, 0
+    else:
+        ptr = np.r_[ptr_s, ptr_t[1:] + ptr_s[-1]]
+        nodes, mass, shift = np.r_[nodes_s, nodes_t], np.r_[mass_s, mass_t], ptr_s.size - 1
+    rows_s, rows_t = source_row, target_row + shift
+    return (
+        np.where(swap, y, x), np.where(swap, x, y),
+        np.where(swap, rows_t, rows_s), np.where(swap, rows_s, rows_t),
+        ptr, nodes, mass, ptr, nodes, mass,
     )  # fmt: skip
 
 

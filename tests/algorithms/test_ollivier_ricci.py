@@ -199,12 +199,13 @@ def test_isolated_and_degree_one_nodes(alpha, exp_power, weighted):
     np.testing.assert_allclose(kappa, expected, atol=1e-9)
 
 
+@pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("alpha", [0.0, 0.5])
-def test_hubs_wider_than_one_bitset_word(alpha):
+def test_hubs_wider_than_one_bitset_word(alpha, weighted):
     """Two hubs of degree 150 and 90 sharing 40 neighbours, plus random edges: the hop path's
     bitsets span several 64-bit words, groups hold many edges (cached row signatures), and
-    the hub is the source endpoint of some edges. The hub edges and a sample of the others
-    against the LP reference."""
+    the hub is the source endpoint of some edges (the weighted path turns those around).
+    The hub edges and a sample of the others against the LP reference."""
     rng = np.random.default_rng(2)
     n = 260
     spokes_a = np.c_[np.zeros(150, dtype=np.int64), np.arange(2, 152)]
@@ -212,10 +213,11 @@ def test_hubs_wider_than_one_bitset_word(alpha):
     others = rng.integers(2, n, size=(400, 2))
     edges = np.r_[[[0, 1]], spokes_a, spokes_b, others[others[:, 0] != others[:, 1]]]
     edges = np.unique(np.sort(edges, axis=1), axis=0)
-    kappa = ollivier_ricci(edges.T, n, alpha=alpha)
+    weight = rng.uniform(0.5, 2.0, len(edges)) if weighted else None
+    kappa = ollivier_ricci(edges.T, n, weight, alpha=alpha)
     hub = np.flatnonzero((edges[:, 0] <= 1) | (edges[:, 1] <= 1))
     check = np.r_[hub[:: len(hub) // 12], rng.choice(len(edges), 12, replace=False)]
-    expected = _reference(edges, n, None, alpha, only=check)
+    expected = _reference(edges, n, weight, alpha, only=check)
     np.testing.assert_allclose(kappa[check], expected, atol=1e-9)
 
 
