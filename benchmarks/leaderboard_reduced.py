@@ -18,7 +18,8 @@ share no study). The committed page ran with ``--trials 5`` (docs/leaderboard_ru
 
 Any other dataset name runs the same way (``run runs/lb_c.db cora --trials 5``); ``--models
 gcn`` and ``--models gprgnn`` split one dataset over two processes (two stores, each with its
-own ``none`` cell to pair with). A later
+own ``none`` cell to pair with). ``merge ... --drop chameleon`` leaves a dataset's rows out
+(one whose cells are not all done yet). A later
 run with more trials extends the same studies (Optuna's seeded TPE sampler proposes the
 same first ``T`` parameter sets). Each ``run`` prints its wall time; a killed run resumes
 from its store, and a store rebuilt from the committed CSV (``ResultStore.import_csv``)
@@ -29,8 +30,10 @@ stored.
 from __future__ import annotations
 
 import argparse
+import csv
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import torch
@@ -56,13 +59,19 @@ def run(store: str, names: list[str], trials: int, models: list[str] = MODELS) -
     print("skipped", skipped, "seconds", time.time() - start, flush=True)
 
 
-def merge(target: str, stores: list[str]) -> None:
-    """Every row of ``stores`` in one CSV."""
+def merge(target: str, stores: list[str], drop: Sequence[str] = ()) -> None:
+    """Every row of ``stores`` in one CSV, less the rows of the datasets in ``drop`` (say, a
+    dataset whose cells are not all done yet)."""
     with tempfile.TemporaryDirectory() as scratch, ResultStore(Path(scratch) / "m.db") as merged:
+        part = Path(scratch) / "part.csv"
         for path in stores:
             with ResultStore(path) as store:
-                store.export_csv(Path(scratch) / "part.csv")
-            merged.import_csv(Path(scratch) / "part.csv")
+                store.export_csv(part)
+            with part.open(newline="") as handle:
+                header, *rows = csv.reader(handle)
+            with part.open("w", newline="") as handle:
+                csv.writer(handle).writerows([header] + [r for r in rows if r[0] not in drop])
+            merged.import_csv(part)
         print(merged.export_csv(target), "rows in", target)
 
 
@@ -80,11 +89,12 @@ def main(argv: list[str] | None = None) -> None:
     merger = commands.add_parser("merge", help="every row of the stores in one CSV")
     merger.add_argument("target")
     merger.add_argument("stores", nargs="+")
+    merger.add_argument("--drop", nargs="+", default=[], help="datasets whose rows are left out")
     args = parser.parse_args(argv)
     if args.command == "run":
         run(args.store, args.datasets, args.trials, args.models)
     else:
-        merge(args.target, args.stores)
+        merge(args.target, args.stores, args.drop)
 
 
 if __name__ == "__main__":

@@ -646,6 +646,10 @@ def test_leaderboard_reduced_merges_the_stores_of_its_processes(tmp_path):
     target = tmp_path / "rows.csv"
     script.main(["merge", str(target), str(tmp_path / "a.db"), str(tmp_path / "b.db")])
     assert len(target.read_text().splitlines()) == 3
+    script.main(
+        ["merge", str(target), str(tmp_path / "a.db"), str(tmp_path / "b.db"), "--drop", "b"]
+    )
+    assert [line.split(",")[0] for line in target.read_text().splitlines()] == ["dataset", "a"]
 
 
 def test_bangs_official_check_reports_each_import_and_the_shipped_builds(monkeypatch, tmp_path):
