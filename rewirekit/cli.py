@@ -422,6 +422,12 @@ def leaderboard(
     stored_only: bool = typer.Option(
         False, "--stored-only", help="Run nothing: rebuild the page from the rows (--rows)."
     ),
+    html: Path | None = typer.Option(
+        None,
+        "--html",
+        help="Also write the rows as one self-contained HTML page: the leaderboard first, "
+        "then rewirekit report's sections (every trial, pairs, each dataset's diagnosis).",
+    ),
     threads: int = typer.Option(1, min=1, help="Torch threads."),
 ) -> None:
     """The fair leaderboard: every method x dataset x model under one protocol.
@@ -480,6 +486,11 @@ def leaderboard(
     board = build(records, Protocol.of(records))
     note = None if preamble is None else str(preamble)
     written = write_leaderboard(board, records, out, rows_file=str(target), preamble_file=note)
+    if html is not None:
+        from rewirekit.bench.html_report import write_report
+
+        subtitle = f"rewirekit leaderboard · rows {target}"
+        written.append(write_report(html, records, title="The fair leaderboard", subtitle=subtitle))
     console.print(f"{len(records)} rows; written: {', '.join(map(str, written))}", highlight=False)
 
 

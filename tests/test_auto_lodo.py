@@ -1,5 +1,6 @@
 """benchmarks/auto_lodo.py without tuning: the committed page's rule columns and the shipped
-profiles are what the script computes from the committed leaderboard rows."""
+profiles are what the script computes from the committed leaderboard rows (the diagnoses up
+to the last digits of an eigensolver)."""
 
 import csv
 import importlib.util
@@ -38,4 +39,9 @@ def test_the_rule_columns_and_the_shipped_profiles_come_from_the_committed_rows(
     assert _rows(tmp_path / "auto_lodo.csv") == _rows(ROOT / "docs" / "auto_lodo.csv")
     shipped = json.loads((ROOT / "rewirekit" / "bench" / "auto_profiles.json").read_text())
     written = json.loads(profiles.read_text())
-    assert written["profiles"] == shipped["profiles"]
+    # Diagnoses are floats from eigensolvers whose last digits vary with the machine's BLAS
+    # (the spectral gap: 1e-16 on one machine, 0.0 on another); the rest is exact.
+    assert written["profiles"] == [
+        {**p, "features": pytest.approx(p["features"], rel=1e-9, abs=1e-12)}
+        for p in shipped["profiles"]
+    ]

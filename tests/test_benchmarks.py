@@ -569,7 +569,7 @@ def test_jdr_randomized_smoke(monkeypatch, capsys):
 
 def test_demo_time_smoke(tmp_path):
     script = _script("demo_time")
-    bench = "--synthetic csbm --phi 0.5 --splits 2 --method none --method feast:add=10"
+    bench = "--synthetic csbm --phi -0.5 --phi 0.5 --splits 2 --method none --method feast:add=10"
     out = tmp_path / "demo_timing.txt"
     bench += " --html runs/report.html"
     text = script.main(["--out", str(out), "--copy-to", str(tmp_path), "--bench-args", bench])

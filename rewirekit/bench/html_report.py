@@ -2,6 +2,10 @@
 
 :func:`store_sections` turns the stored rows into the page's sections:
 
+* **The leaderboard**, when the rows hold complete cells of the fair protocol
+  (:func:`~rewirekit.bench.leaderboard_report.leaderboard_sections`): the standings with
+  the Friedman test and the critical-difference diagram, each model's cells with their
+  paired intervals;
 * **Results per cell**: test accuracy over splits and seeds with its 95% bootstrap CI
   (:func:`~rewirekit.bench.report.summarize_records`);
 * **Paired comparison with the baseline**: each method minus ``none`` on the same splits and
@@ -25,6 +29,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from rewirekit.bench.html import Cell, Section, image, paragraph, table, write_page
+from rewirekit.bench.leaderboard_report import leaderboard_sections
 from rewirekit.bench.plots import plot_sweep
 from rewirekit.bench.report import SummaryRow, compare_to_baseline, summarize_records
 from rewirekit.bench.runner import DatasetSpec
@@ -51,10 +56,12 @@ def write_report(
 def store_sections(
     records: Sequence[RunRecord], *, baseline: str = "none", diagnosis: bool = True
 ) -> list[Section]:
-    """The sections of the stored rows (see the module docstring); the sweep section only when
-    the rows hold a cSBM sweep, the diagnosis only with ``diagnosis``."""
+    """The sections of the stored rows (see the module docstring); the leaderboard only when
+    the rows hold one, the sweep section only when they hold a cSBM sweep, the diagnosis
+    only with ``diagnosis``."""
     rows = summarize_records(records)
-    sections = [summary_section(rows), paired_section(records, baseline)]
+    sections = [*leaderboard_sections(records), summary_section(rows)]
+    sections.append(paired_section(records, baseline))
     sweeps = sweep_points(rows)
     if sweeps:
         sections.append(sweep_section(sweeps))
@@ -141,7 +148,8 @@ def _verdict(low: float, high: float) -> str:
 
 def sweep_points(rows: Sequence[SummaryRow]) -> dict[str, list[tuple[float, SummaryRow]]]:
     """The cSBM rows of ``rows`` as ``(phi, row)`` points, by sweep: one per cSBM size, seed,
-    split and training preset (the plot title).
+    split and training preset (the plot title) that ran at two angles φ at least (a
+    leaderboard's cSBM at one φ is no sweep).
 
     A method whose parameters change with φ (JDR with the paper's per-φ settings) is one
     series, labelled ``<name> (per-φ settings)``; methods with fixed parameters keep their
@@ -173,7 +181,7 @@ def sweep_points(rows: Sequence[SummaryRow]) -> dict[str, list[tuple[float, Summ
             else (phi, row)
             for phi, row in points
         ]
-    return dict(sweeps)
+    return {title: points for title, points in sweeps.items() if len(dict(points)) > 1}
 
 
 def _name(label: str) -> str:

@@ -37,7 +37,7 @@ from rewirekit.bench.backends import Backend, LocalBackend
 from rewirekit.bench.presets import TunedPreset, get_training_preset, model_space
 from rewirekit.bench.runner import BenchmarkSpec, DatasetSpec, MethodSpec, Progress, run_benchmark
 from rewirekit.bench.stats import PairedComparison, Summary, paired_comparison, summarize
-from rewirekit.bench.store import ResultStore, RunRecord
+from rewirekit.bench.store import ResultStore, RunKey, RunRecord
 from rewirekit.bench.tuning import study_storage, tune
 from rewirekit.errors import RewireError
 from rewirekit.methods import method_class
@@ -211,12 +211,17 @@ def _cell_records(store: ResultStore, dataset: str, model: str, method: str) -> 
     return [
         r
         for r in store.records(dataset=dataset, model=model, method=method)
-        if r.key.split_preset == SPLIT_PRESET and _is_fair(r.key.training_preset)
+        if is_leaderboard_row(r.key)
     ]
 
 
 def _is_fair(training_preset: str) -> bool:
     return training_preset.partition("{")[0] == TRAINING_PRESET
+
+
+def is_leaderboard_row(key: RunKey) -> bool:
+    """Whether a stored row is one of the fair protocol's: its splits and its training."""
+    return key.split_preset == SPLIT_PRESET and _is_fair(key.training_preset)
 
 
 # -- selection ---------------------------------------------------------------------------------
@@ -266,6 +271,10 @@ class Cell:
     Attributes:
         paired: the paired comparison with ``none`` (``None`` for ``none`` itself).
         rewire_seconds: mean rewiring time of the chosen parameter set.
+        no_edits: the chosen parameter set of a method other than ``none`` left the graph
+            and the features as they were on every run (its stored rewire reports say so;
+            say, a budget of 0 from a paper's grid): the cell then measures ``none``'s
+            graph under other model hyperparameters.
     """
 
     dataset: str
@@ -275,6 +284,7 @@ class Cell:
     test: Summary
     paired: PairedComparison | None
     rewire_seconds: float
+    no_edits: bool = False
 
     @property
     def verdict(self) -> str:
@@ -333,7 +343,7 @@ def leaderboard(records: Iterable[RunRecord], protocol: Protocol) -> Leaderboard
     """
     by_cell: dict[tuple[str, str, str], list[RunRecord]] = defaultdict(list)
     for r in records:
-        if r.key.split_preset == SPLIT_PRESET and _is_fair(r.key.training_preset):
+        if is_leaderboard_row(r.key):
             by_cell[r.key.dataset, r.key.model, r.key.method].append(r)
     datasets = sorted({k[0] for k in by_cell})
     models = sorted({k[1] for k in by_cell})
@@ -366,10 +376,24 @@ def leaderboard(records: Iterable[RunRecord], protocol: Protocol) -> Leaderboard
         if method != BASELINE and base is not None:
             paired = paired_comparison(accs, [100 * base[1][p].test_acc for p in pairs])
         seconds = float(np.mean([picked[p].rewire_seconds for p in pairs]))
-        cells.append(Cell(dataset, model, method, choice, summarize(accs), paired, seconds))
+        no_edits = method != BASELINE and all(_unchanged(picked[p].rewire_report) for p in pairs)
+        cells.append(
+            Cell(dataset, model, method, choice, summarize(accs), paired, seconds, no_edits)
+        )
     friedman = [_friedman(cells, model, datasets) for model in models]
     standings = _standings(cells, models, methods, friedman)
     return Leaderboard(cells, standings, [f for f in friedman if f is not None], missing, protocol)
+
+
+def _unchanged(report: dict | None) -> bool:
+    """Whether a stored rewire report says the graph and the features came back as they
+    were (no report, from an older row: not known, so not claimed)."""
+    return (
+        report is not None
+        and report.get("edges_added") == 0
+        and report.get("edges_removed") == 0
+        and report.get("features_changed") is False
+    )
 
 
 def _method_order(methods: set[str]) -> list[str]:

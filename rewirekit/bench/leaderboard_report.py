@@ -1,18 +1,25 @@
 """The leaderboard as a Markdown page with its figures (critical-difference diagram, paired
-differences), written from a :class:`~rewirekit.bench.leaderboard.Leaderboard` alone."""
+differences), written from a :class:`~rewirekit.bench.leaderboard.Leaderboard` alone, and
+as sections of the HTML report (:func:`leaderboard_sections`)."""
 
 from __future__ import annotations
 
 import math
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from rewirekit.bench import html
 from rewirekit.bench.leaderboard import (
     BASELINE,
     SPLIT_PRESET,
     Cell,
+    Friedman,
     Leaderboard,
+    Protocol,
     describe_params,
+    is_leaderboard_row,
+    leaderboard,
 )
 from rewirekit.bench.plots import plot_critical_difference, plot_paired_differences
 from rewirekit.bench.store import RunRecord
@@ -98,7 +105,10 @@ def to_markdown(
         "is chosen (ties: the smaller parameter hash) and trained with the other seeds. "
         "Test accuracy is read for the chosen parameter set only.",
         "- **Verdict** against `none` on the same splits and seeds: *win* if the 95% "
-        "bootstrap CI of the paired difference lies above 0, *loss* if below, else *tie*.",
+        "bootstrap CI of the paired difference lies above 0, *loss* if below, else *tie*. "
+        "*(no edits)*: the chosen parameter set changed neither the graph nor the features "
+        "on any run (a budget of 0, say), so the cell measures `none`'s graph with other "
+        "model hyperparameters.",
         f"- **Grid of this page**: datasets {_names(datasets)}; models "
         f"{_names(_models(board))}; methods {_names(methods)}.",
         f"- **Compute in the rows**: {train_s:.0f} s of training and {rewire_s:.0f} s of "
@@ -112,10 +122,7 @@ def to_markdown(
         lines += [
             f"## Friedman test and critical difference: {f.model.upper()}",
             "",
-            f"{len(f.methods)} methods on {len(f.datasets)} datasets "
-            f"({_names(f.datasets)}): Friedman χ² = {f.statistic:.2f}, p = {f.p_value:.3g}. "
-            f"Nemenyi critical difference at α = 0.05: CD = {f.critical_difference:.2f} "
-            "(average ranks closer than CD are not significantly different; Demšar 2006).",
+            _friedman_text(f),
             "",
         ]
     for model, names in (figures or {}).items():
@@ -128,14 +135,21 @@ def to_markdown(
     return "\n".join(lines)
 
 
-def _rewirings(records: Sequence[RunRecord]) -> dict[tuple, float]:
-    """Rewiring seconds of each rewiring the rows hold: the runner rewires once per
-    (dataset, model, method, parameters, training preset) and seed, for all its splits."""
-    return {
-        (k.dataset, k.model, k.method, k.params_hash, k.training_preset, k.seed): r.rewire_seconds
-        for r in records
-        for k in [r.key]
-    }
+def _model_cells(board: Leaderboard, model: str) -> list[Cell]:
+    """The cells of one model, by dataset, ``none`` first, then by method."""
+    return sorted(
+        (c for c in board.cells if c.model == model),
+        key=lambda c: (c.dataset, c.method != BASELINE, c.method),
+    )
+
+
+def _friedman_text(f: Friedman) -> str:
+    return (
+        f"{len(f.methods)} methods on {len(f.datasets)} datasets ({_names(f.datasets)}): "
+        f"Friedman χ² = {f.statistic:.2f}, p = {f.p_value:.3g}. Nemenyi critical difference "
+        f"at α = 0.05: CD = {f.critical_difference:.2f} (average ranks closer than CD are not "
+        "significantly different; Demšar 2006)."
+    )
 
 
 def _models(board: Leaderboard) -> list[str]:
@@ -151,10 +165,7 @@ def _names(names: Sequence[str]) -> str:
 
 
 def _cell_table(board: Leaderboard, model: str) -> list[str]:
-    cells = sorted(
-        (c for c in board.cells if c.model == model),
-        key=lambda c: (c.dataset, c.method != BASELINE, c.method),
-    )
+    cells = _model_cells(board, model)
     lines = [
         f"## Cells: {model.upper()}",
         "",
@@ -175,7 +186,7 @@ def _cell_row(c: Cell) -> str:
     if c.paired is not None:
         d = c.paired
         delta = f"{d.mean_diff:+.2f} [{d.ci_low:+.2f}, {d.ci_high:+.2f}]"
-    verdict = "—" if c.paired is None else c.verdict
+    verdict = _verdict(c)
     return (
         f"| {c.dataset} | {c.method} | {c.test.mean:.2f} ± {c.test.ci_half_width:.2f} | "
         f"{delta} | {verdict} | {c.rewire_seconds:.3f} | {c.choice.trials} | "
@@ -199,3 +210,90 @@ def _standings(board: Leaderboard) -> list[str]:
         counts = ["—"] * 3 if s.method == BASELINE else [str(s.wins), str(s.ties), str(s.losses)]
         lines.append(f"| {s.model} | {s.method} | {' | '.join(counts)} | {rank} |")
     return lines + [""]
+
+
+def leaderboard_sections(records: Sequence[RunRecord]) -> list[html.Section]:
+    """The leaderboard of ``records`` as sections of an HTML page (``rewirekit report
+    --html`` puts them first): the standings with the Friedman test and the
+    critical-difference diagram of each model, then each model's cells with their paired
+    intervals and plot. None when the rows hold no complete leaderboard cell."""
+    fair = [r for r in records if is_leaderboard_row(r.key)]
+    if len({r.key.split_id for r in fair}) < 2:
+        return []  # no paired intervals without two splits
+    board = leaderboard(fair, Protocol.of(fair))
+    if not board.cells:
+        return []
+    return [_standings_section(board)] + [_cells_section(board, m) for m in _models(board)]
+
+
+def _standings_section(board: Leaderboard) -> html.Section:
+    p = board.protocol
+    rows = [
+        (
+            s.model,
+            s.method,
+            *(("—",) * 3 if s.method == BASELINE else (s.wins, s.ties, s.losses)),
+            html.Cell(
+                "—" if math.isnan(s.average_rank) else f"{s.average_rank:.2f}",
+                None if math.isnan(s.average_rank) else s.average_rank,
+            ),
+        )
+        for s in sorted(board.standings, key=lambda s: (s.model, _rank_key(s.average_rank)))
+    ]
+    parts = [html.table(["model", "method", "wins", "ties", "losses", "average rank"], rows)]
+    with tempfile.TemporaryDirectory() as folder:
+        for f in board.friedman:
+            text = _friedman_text(f).replace("`", "")
+            parts.append(html.paragraph(f"{f.model.upper()}: {text}"))
+            png = plot_critical_difference(f, Path(folder) / f"cd_{f.model}.png")
+            parts.append(html.image(png, f"critical-difference diagram, {f.model}"))
+    return html.Section(
+        "Leaderboard standings",
+        "".join(parts),
+        lead=f"The fair protocol: {p.num_splits} random 60/20/20 splits, each with training "
+        f"seeds {', '.join(map(str, p.seeds))}; {p.trials} Optuna trials per cell, the same "
+        "for every method. "
+        f"Wins / ties / losses against {BASELINE} by the 95% CI of the paired difference; "
+        "average rank of test accuracy (1 = best).",
+    )
+
+
+def _cells_section(board: Leaderboard, model: str) -> html.Section:
+    cells = _model_cells(board, model)
+    headers = ["dataset", "method", "test acc (%)", "Δ vs none", "95% CI", "verdict"]
+    headers += ["rewire s", "trials", "chosen"]
+    rows = []
+    for c in cells:
+        d = c.paired
+        rows.append(
+            (
+                c.dataset,
+                c.method,
+                html.Cell(f"{c.test.mean:.2f} ± {c.test.ci_half_width:.2f}", c.test.mean),
+                html.Cell(
+                    "—" if d is None else f"{d.mean_diff:+.2f}", None if d is None else d.mean_diff
+                ),
+                "—" if d is None else f"[{d.ci_low:+.2f}, {d.ci_high:+.2f}]",
+                _verdict(c),
+                html.Cell(f"{c.rewire_seconds:.3f}", c.rewire_seconds),
+                c.choice.trials,
+                describe_params(c.choice),
+            )
+        )
+    parts = [html.table(headers, rows, caption="test accuracy: mean ± 95% bootstrap CI")]
+    paired = [c for c in cells if c.paired is not None]
+    if paired:
+        with tempfile.TemporaryDirectory() as folder:
+            png = plot_paired_differences(paired, Path(folder) / "paired.png", title=model.upper())
+            parts.append(html.image(png, f"paired differences with none, {model}"))
+    return html.Section(
+        f"Leaderboard cells: {model.upper()}",
+        "".join(parts),
+        lead=f"Δ: the method minus {BASELINE} in points, paired by split and seed. "
+        "(no edits): the chosen parameter set changed neither the graph nor the features.",
+    )
+
+
+def _verdict(c: Cell) -> str:
+    verdict = "—" if c.paired is None else c.verdict
+    return f"{verdict} (no edits)" if c.no_edits else verdict

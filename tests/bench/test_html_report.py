@@ -11,9 +11,10 @@ import pytest
 
 from rewirekit.bench.html import Cell, Section, image, render_page, table
 from rewirekit.bench.html_report import store_sections, sweep_points, write_report
+from rewirekit.bench.presets import tuned_preset_name
 from rewirekit.bench.report import summarize_records
 from rewirekit.bench.store import RunKey, RunRecord, params_hash
-from rewirekit.datasets import csbm_key
+from rewirekit.datasets import csbm_key, parse_csbm_key
 
 PHIS = (-0.5, 0.0, 0.5)
 SMALL = dict(num_nodes=200, num_features=20, seed=0)
@@ -71,6 +72,47 @@ def test_sweep_points_merge_per_phi_settings_into_one_series():
     labels = {row.method for _, row in points[title]}
     assert labels == {"none", "feast(add=10)", "jdr (per-φ settings)"}
     assert sorted(phi for phi, row in points[title] if row.method == "none") == list(PHIS)
+
+
+def leaderboard_records() -> list[RunRecord]:
+    """Complete fair-protocol cells on three datasets: FeaSt 2 points above ``none`` on every
+    split and seed, ``random`` equal to it and making no edit."""
+    preset = tuned_preset_name("fair", {"lr": 0.01})
+    unchanged = {"edges_added": 0, "edges_removed": 0, "features_changed": False}
+    rows = []
+    for dataset in ("lb-a", "lb-b", "lb-c"):
+        for split in range(4):
+            for seed in (0, 1):
+                base = 0.6 + 0.01 * split
+                for method, params, acc in (
+                    ("none", {}, base),
+                    ("feast", {"add": 10}, base + 0.02),
+                    ("random", {"add": 0}, base),
+                ):
+                    key = RunKey(dataset, "dense", split, method, params_hash(params), "gcn",
+                                 preset, seed)  # fmt: skip
+                    rows.append(RunRecord(key, params, acc, acc, 0.01, 0.5, 10, {}, unchanged))
+    return rows
+
+
+def test_the_leaderboard_comes_first_with_its_standings_cd_diagram_and_cells():
+    rows = [*leaderboard_records(), *sweep_records()]
+    sections = {s.title: s for s in store_sections(rows, diagnosis=False)}
+    assert list(sections)[:2] == ["Leaderboard standings", "Leaderboard cells: GCN"]
+    standings = sections["Leaderboard standings"].body
+    feast = re.search(r"<tr><td>gcn</td><td>feast</td>(.*?)</tr>", standings).group(1)
+    assert re.findall(r">([^<]+)</td>", feast) == ["3", "0", "0", "1.00"]  # wins ties losses rank
+    assert "Friedman χ²" in standings and standings.count("data:image/png;base64,") == 1
+    cells = sections["Leaderboard cells: GCN"].body
+    assert cells.count("<tr>") == 1 + 3 * 3 and cells.count("tie (no edits)") == 3
+    assert cells.count("data:image/png;base64,") == 1
+    assert not [s for s in store_sections(sweep_records(), diagnosis=False) if "Leader" in s.title]
+
+
+def test_a_csbm_at_one_angle_is_no_sweep():
+    one_angle = [r for r in sweep_records() if parse_csbm_key(r.key.dataset)["phi"] == 0.5]
+    assert sweep_points(summarize_records(one_angle)) == {}
+    assert len(sweep_points(summarize_records(sweep_records()))) == 1
 
 
 def test_store_sections_hold_intervals_paired_rows_sweep_and_diagnosis():
@@ -143,12 +185,14 @@ def chromium(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_chromium_renders_the_report_sorts_on_click_and_shows_the_plot(tmp_path):
-    rows = [*sweep_records(), record("mine@0123456789", "none", 0, 0.5, preset="dense")]
-    leaderboard = Section("Leaderboard", table(["method", "rank"], [["feast", 1.5]]))
-    page = write_report(tmp_path / "report.html", rows, leading=[leaderboard], title="T")
+    sweep = [*sweep_records(), record("mine@0123456789", "none", 0, 0.5, preset="dense")]
+    leading = Section("Notes", table(["note"], [["a section of the caller's"]]))
+    page = write_report(
+        tmp_path / "report.html", [*leaderboard_records(), *sweep], leading=[leading], title="T"
+    )
     profile = f"--user-data-dir={tmp_path / 'profile'}"
     shot = tmp_path / "shot.png"
-    chromium(profile, f"--screenshot={shot}", "--window-size=1200,2600", page.as_uri())
+    chromium(profile, f"--screenshot={shot}", "--window-size=1200,6000", page.as_uri())
     from PIL import Image
 
     pixels = np.asarray(Image.open(shot).convert("RGB")).reshape(-1, 3).astype(int)
@@ -170,17 +214,23 @@ def test_chromium_renders_the_report_sorts_on_click_and_shows_the_plot(tmp_path)
     parsed.feed(dom)
     tables = parsed.sections
     assert list(tables) == [
-        "leaderboard",
+        "notes",
+        "leaderboard-standings",
+        "leaderboard-cells-gcn",
         "results-per-cell",
         "paired-comparison-with-none",
         "csbm-sweep",
         "diagnosis-of-each-dataset",
     ]
+    standings = {row[1]: row[2:] for row in tables["leaderboard-standings"][1:]}
+    assert standings["feast"] == ["3", "0", "0", "1.00"]
+    verdicts = [row[5] for row in tables["leaderboard-cells-gcn"][1:] if row[1] == "random"]
+    assert verdicts == ["tie (no edits)"] * 3
     accuracy = [float(row[6]) for row in tables["results-per-cell"][1:]]
-    assert accuracy == sorted(accuracy) and len(accuracy) == 3 * len(PHIS) + 1
+    assert accuracy == sorted(accuracy) and len(accuracy) == 3 * len(PHIS) + 1 + 3 * 3
     deltas = [float(row[5]) for row in tables["paired-comparison-with-none"][1:]]
     assert deltas == sorted(deltas, reverse=True) and deltas[0] == pytest.approx(5.0)
     assert 'aria-sort="descending"' in dom
     diagnosed = [row[0] for row in tables["diagnosis-of-each-dataset"][1:]]
     assert diagnosed == [csbm_key(**SMALL, phi=phi) for phi in PHIS]
-    assert Path(page).read_text().count("<table") == 4
+    assert Path(page).read_text().count("<table") == 6

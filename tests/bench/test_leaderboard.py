@@ -2,6 +2,7 @@
 Friedman test with its critical difference, and the page rebuilt from the rows alone."""
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +11,7 @@ from typer.testing import CliRunner
 
 from rewirekit import RewireError
 from rewirekit.bench.leaderboard import Protocol, choose, leaderboard
+from rewirekit.bench.leaderboard_report import to_markdown
 from rewirekit.bench.plots import _cliques
 from rewirekit.bench.presets import tuned_preset_name
 from rewirekit.bench.store import RunKey, RunRecord, params_hash
@@ -18,11 +20,11 @@ from rewirekit.cli import app
 PROTOCOL = Protocol(trials=2, num_splits=4, seeds=(0, 1))
 
 
-def _row(dataset, method, split, seed, test, val, params=None, lr=0.01, model="gcn"):
+def _row(dataset, method, split, seed, test, val, params=None, lr=0.01, model="gcn", report=None):
     params = params or {}
     preset = tuned_preset_name("fair", {"lr": lr})
     key = RunKey(dataset, "dense", split, method, params_hash(params), model, preset, seed)
-    return RunRecord(key, params, test, val, 0.5, 1.0, 10, {})
+    return RunRecord(key, params, test, val, 0.5, 1.0, 10, {}, report)
 
 
 def _cell(dataset, method, test, val=0.5, **kwargs):
@@ -71,6 +73,24 @@ def test_cells_are_paired_with_none_and_ranked():
     assert friedman.p_value < 0.1 and not board.missing
 
 
+def test_a_chosen_set_that_made_no_edit_is_flagged_on_the_page():
+    """A budget of 0 chosen by the tuning: the cell says so instead of passing for a method
+    that helped or hurt; one run that edited, or a row without a report, is not flagged."""
+    unchanged = {"edges_added": 0, "edges_removed": 0, "features_changed": False}
+    edited = {**unchanged, "edges_added": 3}
+    rows = _cell("a", "none", [0.5] * 4, report=unchanged)
+    rows += _cell("a", "zero", [0.6] * 4, params={"add": 0}, report=unchanged)
+    rows += _cell("a", "some", [0.6] * 4, params={"add": 3}, report=unchanged)
+    rows[-1] = replace(rows[-1], rewire_report=edited)
+    rows += _cell("a", "old", [0.6] * 4, params={"add": 0})
+    board = leaderboard(rows, PROTOCOL)
+    flags = {c.method: c.no_edits for c in board.cells}
+    assert flags == {"none": False, "zero": True, "some": False, "old": False}
+    page = to_markdown(board, rows, rows_file="rows.csv")
+    lines = {m: next(x for x in page.splitlines() if x.startswith(f"| a | {m} |")) for m in flags}
+    assert [m for m, line in lines.items() if "| win (no edits) |" in line] == ["zero"]
+
+
 def test_a_cell_without_its_other_seeds_is_listed_missing():
     rows = _cell("a", "none", [0.5] * 4) + [
         r for r in _cell("a", "m", [0.6] * 4, params={"add": 1}) if r.key.seed == 0
@@ -106,10 +126,14 @@ def test_the_cli_runs_a_two_dataset_grid_and_rebuilds_the_page_from_its_rows(tmp
         + ["--out", str(first)],
     )
     assert result.exit_code == 0, result.output
+    html = tmp_path / "board.html"
     again = runner.invoke(
-        app, ["leaderboard", "--stored-only", "--rows", str(rows), "--out", str(second)]
+        app,
+        ["leaderboard", "--stored-only", "--rows", str(rows), "--out", str(second)]
+        + ["--html", str(html)],
     )
     assert again.exit_code == 0, again.output
+    assert '<section id="leaderboard-standings">' in html.read_text()
     page = (first / "leaderboard.md").read_text()
     assert page == (second / "leaderboard.md").read_text()
     assert "## Cells: GCN" in page and "| csbm(n=60,f=8,phi=-0.500,seed=0) | fosr |" in page
