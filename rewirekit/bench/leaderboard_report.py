@@ -216,7 +216,7 @@ def leaderboard_sections(records: Sequence[RunRecord]) -> list[html.Section]:
     """The leaderboard of ``records`` as sections of an HTML page (``rewirekit report
     --html`` puts them first): the standings with the Friedman test and the
     critical-difference diagram of each model, then each model's cells with their paired
-    intervals and plot. None when the rows hold no complete leaderboard cell."""
+    intervals and plot. No sections when the rows hold no complete leaderboard cell."""
     fair = [r for r in records if is_leaderboard_row(r.key)]
     if len({r.key.split_id for r in fair}) < 2:
         return []  # no paired intervals without two splits
