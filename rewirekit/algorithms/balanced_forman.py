@@ -8,7 +8,8 @@ Definition 1. Official code: https://github.com/jctops/understanding-oversquashi
 Every value is computed from the neighbour lists of the two endpoints and of their
 neighbours (marker arrays, no ``N x N`` matrix), so the cost is
 ``O(sum over edges (i, j) of sum over k in N(i) | N(j) of deg k)`` time and ``O(N + E)``
-memory. The per-pair kernel :func:`pair_curvature` also serves SDRF's incremental updates.
+memory. The per-pair kernel :func:`pair_curvature` also serves SDRF's incremental updates,
+and :func:`curvature_after_additions` scores SDRF's candidate edges for one pair.
 """
 
 from __future__ import annotations
@@ -226,15 +227,12 @@ def pair_curvature(
     d_i = count[i] + (1 if _extra_in(i, extra_src, extra_dst, faithful) >= 0 else 0)
     d_j = count[j] + (1 if _extra_out(j, extra_src, extra_dst, faithful) >= 0 else 0)
     d_max, d_min = max(d_i, d_j), min(d_i, d_j)
-    if d_min == 0 or (d_min == 1 and not faithful):
+    if _flat(d_min, faithful):
         return 0.0
     _mark(start, count, nbr, i, out_i, mark, _IN_I, True)  # out-neighbours of i
     _mark(start, count, nbr, j, in_j, mark, _IN_J, True)  # in-neighbours of j
-    triangles = _count_marked(start, count, nbr, i, out_i, mark, _IN_J, 0, -1)
-    value = 2.0 / d_max + 2.0 / d_min - 2.0 + (2.0 / d_max + 1.0 / d_min) * triangles
+    value = _without_cycles(start, count, nbr, i, out_i, mark, d_max, d_min)
     cycles, largest = 0, 0
-    # official: k in N_in(j) with (A^2)_ik - A_ik > 0, k in N_out(i) with (A^2)_kj - A_kj > 0;
-    # paper: k in N(i) \ N(j) \ {j} with |N(k) & N(j) \ N(i) \ {i}| > 0, and the same for j
     for side in range(2):
         v = j if side == 0 else i
         extra_v = in_j if side == 0 else out_i
@@ -242,33 +240,116 @@ def pair_curvature(
             k = nbr[s] if s < start[v] + count[v] else extra_v
             if k < 0:
                 continue
-            if faithful:
-                if side == 0:  # paths i -> w -> k: w out-neighbour of i, in-neighbour of k
-                    in_k = _extra_in(k, extra_src, extra_dst, faithful)
-                    found = _count_marked(start, count, nbr, k, in_k, mark, _IN_I, 0, -1)
-                    found -= 1 if mark[k] & _IN_I else 0
-                else:  # paths k -> w -> j
-                    out_k = _extra_out(k, extra_src, extra_dst, faithful)
-                    found = _count_marked(start, count, nbr, k, out_k, mark, _IN_J, 0, -1)
-                    found -= 1 if mark[k] & _IN_J else 0
-            else:
-                # side 0 walks N(j): k in N(j) \ N(i) \ {i}, cycles j-k-w-i; side 1 mirrors
-                own, other = (_IN_J, _IN_I) if side == 0 else (_IN_I, _IN_J)
-                far = i if side == 0 else j
-                if k == far or mark[k] & other:
-                    continue
-                extra_k = _extra_out(k, extra_src, extra_dst, faithful)
-                found = _count_marked(
-                    start, count, nbr, k, extra_k, mark, other, own, j if side == 0 else i
-                )
+            found = _cycles_through(
+                start, count, nbr, side, k, i, j, mark, faithful, extra_src, extra_dst
+            )
             if found > 0:
                 cycles += 1
                 largest = max(largest, found)
-    if largest > 0:
-        value += cycles / (d_max * largest)
     _mark(start, count, nbr, i, out_i, mark, _IN_I, False)
     _mark(start, count, nbr, j, in_j, mark, _IN_J, False)
+    return _with_cycles(value, cycles, largest, d_max)
+
+
+@numba.njit(cache=True, inline="always")
+def _flat(d_min, faithful):  # pragma: no cover - compiled
+    """Whether the curvature is 0 by its degrees alone."""
+    return d_min == 0 or (d_min == 1 and not faithful)
+
+
+@numba.njit(cache=True, inline="always")
+def _without_cycles(start, count, nbr, i, out_i, mark, d_max, d_min):  # pragma: no cover
+    """The degree and triangle terms (``mark`` holds both neighbourhoods)."""
+    triangles = _count_marked(start, count, nbr, i, out_i, mark, _IN_J, 0, -1)
+    return 2.0 / d_max + 2.0 / d_min - 2.0 + (2.0 / d_max + 1.0 / d_min) * triangles
+
+
+@numba.njit(cache=True, inline="always")
+def _with_cycles(value, cycles, largest, d_max):  # pragma: no cover - compiled
+    """``value`` plus the 4-cycle term (none without 4-cycles)."""
+    if largest > 0:
+        value += cycles / (d_max * largest)
     return value
+
+
+@numba.njit(cache=True)
+def _cycles_through(
+    start, count, nbr, side, k, i, j, mark, faithful, extra_src, extra_dst
+):  # pragma: no cover - compiled
+    """The 4-cycles of the pair ``(i, j)`` through ``k``, a neighbour of ``j`` (``side`` 0)
+    or of ``i`` (``side`` 1), as the curvature counts them; 0 or less where ``k`` adds no
+    4-cycle. ``mark`` holds both neighbourhoods; extras as in :func:`pair_curvature`."""
+    if faithful:
+        # official: k in N_in(j) with (A^2)_ik - A_ik > 0, k in N_out(i) with (A^2)_kj - A_kj > 0
+        if side == 0:  # paths i -> w -> k: w out-neighbour of i, in-neighbour of k
+            in_k = _extra_in(k, extra_src, extra_dst, faithful)
+            found = _count_marked(start, count, nbr, k, in_k, mark, _IN_I, 0, -1)
+            return found - (1 if mark[k] & _IN_I else 0)
+        out_k = _extra_out(k, extra_src, extra_dst, faithful)  # paths k -> w -> j
+        found = _count_marked(start, count, nbr, k, out_k, mark, _IN_J, 0, -1)
+        return found - (1 if mark[k] & _IN_J else 0)
+    # paper: k in N(j) \ N(i) \ {i} with |N(k) & N(i) \ N(j) \ {j}| > 0 (cycles j-k-w-i);
+    # side 1 mirrors it
+    own, other = (_IN_J, _IN_I) if side == 0 else (_IN_I, _IN_J)
+    if k == (i if side == 0 else j) or mark[k] & other:
+        return 0
+    extra_k = _extra_out(k, extra_src, extra_dst, faithful)
+    return _count_marked(start, count, nbr, k, extra_k, mark, other, own, j if side == 0 else i)
+
+
+@numba.njit(cache=True)
+def curvature_after_additions(
+    start, count, nbr, i, j, faithful, extra_src, extra_dst
+):  # pragma: no cover - compiled
+    """:func:`pair_curvature` of ``(i, j)`` with each extra edge ``(extra_src[c],
+    extra_dst[c])`` in turn: the same values, bit for bit, without recounting the pair for
+    every candidate (SDRF scores every non-edge between ``N[i]`` and ``N[j]``; next to a hub
+    that is tens of thousands of candidates).
+
+    An extra edge that touches neither ``i`` nor ``j`` leaves the degrees, the triangles and
+    both neighbourhoods as they are. It changes only the 4-cycle counts of its own two ends
+    (where they are neighbours of ``i`` or ``j``), and those only upwards: a count gains the
+    extra neighbour or stays. So the pair's number of counts above 0 and their largest follow
+    from the pair's own and these two recounts. An extra edge at ``i`` or ``j`` is computed
+    in full."""
+    values = np.empty(extra_src.size)
+    mark = np.zeros(start.size, dtype=np.int8)
+    d_max, d_min = max(count[i], count[j]), min(count[i], count[j])
+    _mark(start, count, nbr, i, -1, mark, _IN_I, True)
+    _mark(start, count, nbr, j, -1, mark, _IN_J, True)
+    cycles, largest = 0, 0
+    for side in range(2):
+        v = j if side == 0 else i
+        for s in range(start[v], start[v] + count[v]):
+            found = _cycles_through(start, count, nbr, side, nbr[s], i, j, mark, faithful, -1, -1)
+            if found > 0:
+                cycles += 1
+                largest = max(largest, found)
+    head = 0.0
+    if not _flat(d_min, faithful):
+        head = _without_cycles(start, count, nbr, i, -1, mark, d_max, d_min)
+    for c in range(extra_src.size):
+        a, b = extra_src[c], extra_dst[c]
+        if a in (i, j) or b in (i, j) or _flat(d_min, faithful):
+            values[c] = 0.0  # flat (its degrees are those of the pair); at i or j: below
+            continue
+        now_cycles, now_largest = cycles, largest
+        for side in range(2):
+            entry = _IN_J if side == 0 else _IN_I  # side 0 walks N(j), side 1 N(i)
+            for e in (a, b):
+                if mark[e] & entry:
+                    old = _cycles_through(start, count, nbr, side, e, i, j, mark, faithful, -1, -1)
+                    new = _cycles_through(start, count, nbr, side, e, i, j, mark, faithful, a, b)
+                    now_cycles += (new > 0) - (old > 0)
+                    now_largest = max(now_largest, new)
+        values[c] = _with_cycles(head, now_cycles, now_largest, d_max)
+    _mark(start, count, nbr, i, -1, mark, _IN_I, False)
+    _mark(start, count, nbr, j, -1, mark, _IN_J, False)
+    for c in range(extra_src.size):
+        a, b = extra_src[c], extra_dst[c]
+        if a in (i, j) or b in (i, j):  # the degrees and neighbourhoods move
+            values[c] = pair_curvature(start, count, nbr, i, j, mark, faithful, a, b)
+    return values
 
 
 #: Below this many pairs :func:`curvature_of_pairs` runs on one thread: starting the thread

@@ -20,7 +20,7 @@ import ot
 from scipy import sparse
 from torch_geometric.data import Data
 
-from rewirekit.algorithms.balanced_forman import curvature_of_pairs
+from rewirekit.algorithms.balanced_forman import curvature_after_additions, curvature_of_pairs
 from rewirekit.algorithms.dynamic_graph import DynamicGraph
 from rewirekit.algorithms.ollivier_ricci import (
     Measures,
@@ -67,7 +67,9 @@ class SDRF(Rewirer):
     It stops early when step 2 has no candidate and step 3 removes nothing (or
     ``remove_edges`` is off). Curvatures are updated after every edit, only on the edges
     whose value can change (those between the neighbourhoods of the edited edge's ends), and
-    ties go to the lowest ``(min(u, v), max(u, v))``.
+    ties go to the lowest ``(min(u, v), max(u, v))``. Step 2 recounts, per candidate, only the
+    4-cycles through its two ends
+    (:func:`~rewirekit.algorithms.balanced_forman.curvature_after_additions`).
 
     ``faithful=True`` keeps the choices of the official code (``sdrf(is_undirected=True)``
     in ``gdl/curvature/cuda.py``): the official curvature counting (``faithful=True`` of
@@ -243,15 +245,8 @@ class _Flow:
             degree = self.graph.count[x]
             return np.full(ks.size, 4.0 / degree - 2.0 if degree else 0.0)
         graph = self.graph
-        after = curvature_of_pairs(
-            graph.start,
-            graph.count,
-            graph.nbr,
-            np.full(ks.size, x),
-            np.full(ks.size, y),
-            self.faithful,
-            ks,
-            ls,
+        after = curvature_after_additions(
+            graph.start, graph.count, graph.nbr, x, y, self.faithful, ks, ls
         )
         return after - self.low[eid]
 

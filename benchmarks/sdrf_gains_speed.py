@@ -1,0 +1,102 @@
+"""SDRF's candidate scoring: incremental (``curvature_after_additions``) against a full
+recount of the pair per candidate (``curvature_of_pairs``, the kernel SDRF used before).
+
+    REWIREKIT_DATA=../shared/datasets python benchmarks/sdrf_gains_speed.py   # Chameleon, Squirrel
+    python benchmarks/sdrf_gains_speed.py --datasets texas --iterations 5 --repeat 1  # smoke
+
+Each step of SDRF scores every non-edge between ``N[x]`` and ``N[y]`` of its most negatively
+curved edge ``(x, y)``: next to a hub (Chameleon's and Squirrel's largest degrees are in the
+hundreds) tens of thousands of candidates, each of which the full recount walks the
+neighbourhoods of both endpoints for. Both ways run the same seeded ``sdrf`` call in this
+process, one after the other under one ``timing.Protocol``, the full recount by swapping the
+scoring method of SDRF's internal state for this script. The edited graphs must be
+identical (the script stops otherwise): the values are equal bit for bit, so the softmax
+draws the same edges.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import partial
+
+import numpy as np
+from timing import Protocol, ratio, set_threads
+
+DATASETS = ("chameleon", "squirrel")
+
+
+@contextmanager
+def full_recount() -> Iterator[None]:
+    """SDRF scoring its candidates with one full ``curvature_of_pairs`` recount each."""
+    from rewirekit.algorithms.balanced_forman import curvature_of_pairs
+    from rewirekit.methods import curvature
+
+    def gains(self, x, y, eid, ks, ls):  # type: ignore[no-untyped-def]
+        if eid is None:
+            return incremental(self, x, y, eid, ks, ls)
+        graph = self.graph
+        pair = (np.full(ks.size, x), np.full(ks.size, y))
+        after = curvature_of_pairs(
+            graph.start, graph.count, graph.nbr, *pair, self.faithful, ks, ls
+        )
+        return after - self.low[eid]
+
+    incremental = curvature._Flow.gains
+    curvature._Flow.gains = gains
+    try:
+        yield
+    finally:
+        curvature._Flow.gains = incremental
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--datasets", nargs="+", default=list(DATASETS))
+    parser.add_argument("--iterations", type=int, default=20, help="SDRF max_iter")
+    parser.add_argument("--threads", type=int, default=2)
+    Protocol.add_arguments(parser, repeats=3, warmup=1)
+    args = parser.parse_args(argv)
+    protocol = Protocol.from_args(args)
+    set_threads(args.threads)
+    import numba
+
+    numba.set_num_threads(args.threads)
+    from rewirekit.datasets import load
+    from rewirekit.methods import SDRF
+
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    print(f"$ python benchmarks/sdrf_gains_speed.py   # {when}, rewirekit {commit or 'unknown'}")
+    print(f"load average {os.getloadavg()[0]:.2f}; threads {args.threads}; {protocol.describe()}")
+    for name in args.datasets:
+        data = load(name)
+        degree = np.bincount(data.edge_index[0].numpy(), minlength=data.num_nodes)
+        edges = data.edge_index.size(1) // 2
+        print(f"{name}: N={data.num_nodes}, E={edges}, max degree {degree.max()}")
+        for faithful in (False, True):
+            params = dict(max_iter=args.iterations, tau=100.0, removal_bound=2.0, seed=0)
+            run = partial(SDRF(**params, faithful=faithful), data)
+            ours_out, ours = protocol.timed(run)
+            with full_recount():
+                full_out, full = protocol.timed(run)
+            if not np.array_equal(ours_out.edge_index.numpy(), full_out.edge_index.numpy()):
+                raise SystemExit(f"{name}: the two scorings edited the graph differently")
+            extra = ours_out.rewire_report.extra
+            print(
+                f"  sdrf({args.iterations} iterations, tau 100, C+ 2, faithful={faithful}):"
+                f" +{extra['additions']} -{extra['removals']} edges, the same both ways |"
+                f" full recount {full.cell(0)} | incremental {ours.cell(0)} |"
+                f" {ratio(full, ours):.1f}x | load average {os.getloadavg()[0]:.2f}",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
