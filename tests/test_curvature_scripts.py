@@ -1,5 +1,5 @@
-"""Smoke tests of benchmarks/curvature_scale.py, sdrf_vs_official.py and borf_vs_official.py
-(the official code is not in CI: only the scripts' own helpers run here)."""
+"""Smoke tests of benchmarks/curvature_scale.py, sdrf_vs_official.py, borf_vs_official.py and
+sdrf_gains_speed.py (the official code is not in CI: only the scripts' own helpers run here)."""
 
 import importlib
 import sys
@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+from rewirekit.datasets import available_offline
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
@@ -53,3 +55,12 @@ def test_borf_reads_official_arcs_as_ours():
     before = {(0, 1), (1, 2)}
     arcs = {(0, 1), (1, 0), (1, 2), (0, 3)}  # (2, 1) removed, (0, 3) added one way
     assert compare.undirected_pairs(arcs, before) == {(0, 1), (0, 3)}
+
+
+def test_sdrf_gains_speed_smoke(capsys):
+    if not available_offline("texas"):
+        pytest.skip("texas is not in $REWIREKIT_DATA")
+    speed = importlib.import_module("sdrf_gains_speed")
+    speed.main(["--datasets", "texas", "--iterations", "3", "--repeat", "1", "--warmup", "0"])
+    out = capsys.readouterr().out
+    assert out.count("+3 -0 edges, the same both ways") == 2  # paper and faithful modes
