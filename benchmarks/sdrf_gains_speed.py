@@ -57,9 +57,9 @@ def full_recount() -> Iterator[None]:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS))
-    parser.add_argument("--iterations", type=int, default=20, help="SDRF max_iter")
+    parser.add_argument("--iterations", type=int, default=10, help="SDRF max_iter")
     parser.add_argument("--threads", type=int, default=2)
-    Protocol.add_arguments(parser, repeats=3, warmup=1)
+    Protocol.add_arguments(parser, repeats=1, warmup=0)
     args = parser.parse_args(argv)
     protocol = Protocol.from_args(args)
     set_threads(args.threads)
