@@ -1,5 +1,6 @@
 """Smoke tests of benchmarks/curvature_scale.py, sdrf_vs_official.py, borf_vs_official.py and
-sdrf_gains_speed.py (the official code is not in CI: only the scripts' own helpers run here)."""
+sdrf_incremental_speed.py (the official code is not in CI: only the scripts' own helpers run
+here)."""
 
 import importlib
 import sys
@@ -57,10 +58,10 @@ def test_borf_reads_official_arcs_as_ours():
     assert compare.undirected_pairs(arcs, before) == {(0, 1), (0, 3)}
 
 
-def test_sdrf_gains_speed_smoke(capsys):
+def test_sdrf_incremental_speed_smoke(capsys):
     if not available_offline("texas"):
         pytest.skip("texas is not in $REWIREKIT_DATA")
-    speed = importlib.import_module("sdrf_gains_speed")
+    speed = importlib.import_module("sdrf_incremental_speed")
     speed.main(["--datasets", "texas", "--iterations", "3", "--repeat", "1", "--warmup", "0"])
     out = capsys.readouterr().out
     assert out.count("+3 -0 edges, the same both ways") == 2  # paper and faithful modes

@@ -211,6 +211,14 @@ def _count_marked(start, count, nbr, v, extra, mark, want, avoid, skip):  # prag
 def pair_curvature(
     start, count, nbr, i, j, mark, faithful, extra_src, extra_dst
 ):  # pragma: no cover - compiled
+    """Curvature of the pair ``(i, j)``: :func:`_pair_terms` without its 4-cycle tally."""
+    return _pair_terms(start, count, nbr, i, j, mark, faithful, extra_src, extra_dst)[0]
+
+
+@numba.njit(cache=True)
+def _pair_terms(
+    start, count, nbr, i, j, mark, faithful, extra_src, extra_dst
+):  # pragma: no cover - compiled
     """Curvature of the pair ``(i, j)`` from neighbour lists ``nbr[start[v]:start[v] +
     count[v]]`` (each list holds every neighbour once, no self-loops).
 
@@ -220,6 +228,10 @@ def pair_curvature(
     ``_balanced_forman_post_delta`` adds one entry ``A[k, l]`` and reads the directed
     formula). ``mark`` is an int8 work array of zeros of length ``N``; it is left zeroed.
     Official kernel: ``A[i, j]`` is taken as 1 (the caller handles non-edges).
+
+    Returns ``(value, cycles, largest)``: the curvature and its 4-cycle tally, the number of
+    neighbours with a count above 0 and the largest count (0, 0 where the degrees alone give
+    0), which :func:`curvature_after_addition` updates.
     """
     out_i = _extra_out(i, extra_src, extra_dst, faithful)
     in_j = _extra_in(j, extra_src, extra_dst, faithful)
@@ -228,7 +240,7 @@ def pair_curvature(
     d_j = count[j] + (1 if _extra_out(j, extra_src, extra_dst, faithful) >= 0 else 0)
     d_max, d_min = max(d_i, d_j), min(d_i, d_j)
     if _flat(d_min, faithful):
-        return 0.0
+        return 0.0, 0, 0
     _mark(start, count, nbr, i, out_i, mark, _IN_I, True)  # out-neighbours of i
     _mark(start, count, nbr, j, in_j, mark, _IN_J, True)  # in-neighbours of j
     value = _without_cycles(start, count, nbr, i, out_i, mark, d_max, d_min)
@@ -248,7 +260,7 @@ def pair_curvature(
                 largest = max(largest, found)
     _mark(start, count, nbr, i, out_i, mark, _IN_I, False)
     _mark(start, count, nbr, j, in_j, mark, _IN_J, False)
-    return _with_cycles(value, cycles, largest, d_max)
+    return _with_cycles(value, cycles, largest, d_max), cycles, largest
 
 
 @numba.njit(cache=True, inline="always")
@@ -333,15 +345,9 @@ def curvature_after_additions(
         if a in (i, j) or b in (i, j) or _flat(d_min, faithful):
             values[c] = 0.0  # flat (its degrees are those of the pair); at i or j: below
             continue
-        now_cycles, now_largest = cycles, largest
-        for side in range(2):
-            entry = _IN_J if side == 0 else _IN_I  # side 0 walks N(j), side 1 N(i)
-            for e in (a, b):
-                if mark[e] & entry:
-                    old = _cycles_through(start, count, nbr, side, e, i, j, mark, faithful, -1, -1)
-                    new = _cycles_through(start, count, nbr, side, e, i, j, mark, faithful, a, b)
-                    now_cycles += (new > 0) - (old > 0)
-                    now_largest = max(now_largest, new)
+        now_cycles, now_largest = _tally_with_edge(
+            start, count, nbr, i, j, mark, faithful, a, b, False, cycles, largest
+        )
         values[c] = _with_cycles(head, now_cycles, now_largest, d_max)
     _mark(start, count, nbr, i, -1, mark, _IN_I, False)
     _mark(start, count, nbr, j, -1, mark, _IN_J, False)
@@ -352,8 +358,53 @@ def curvature_after_additions(
     return values
 
 
-#: Below this many pairs :func:`curvature_of_pairs` runs on one thread: starting the thread
-#: pool costs more than the work (and much more on a loaded machine).
+@numba.njit(cache=True)
+def _tally_with_edge(
+    start, count, nbr, i, j, mark, faithful, a, b, both_ways, cycles, largest
+):  # pragma: no cover - compiled
+    """The 4-cycle tally ``(cycles, largest)`` of the pair ``(i, j)`` once the edge ``(a, b)``,
+    which touches neither ``i`` nor ``j``, is added, from its tally without it. Only the counts
+    through ``a`` and ``b`` change (where they are neighbours of ``j``, side 0, or of ``i``,
+    side 1), and only upwards. ``both_ways``: the edge is added in both directions (an edit of
+    the graph); otherwise, when faithful, as the one arc ``a -> b`` (the official post-edit
+    kernel). ``mark`` holds both neighbourhoods."""
+    for side in range(2):
+        entry = _IN_J if side == 0 else _IN_I
+        for e, f in ((a, b), (b, a)):
+            if mark[e] & entry:
+                # side 0 reads the in-neighbours of e, side 1 its out-neighbours
+                arc_src, arc_dst = (a, b) if not both_ways else ((f, e) if side == 0 else (e, f))
+                old = _cycles_through(start, count, nbr, side, e, i, j, mark, faithful, -1, -1)
+                new = _cycles_through(
+                    start, count, nbr, side, e, i, j, mark, faithful, arc_src, arc_dst
+                )
+                cycles += (new > 0) - (old > 0)
+                largest = max(largest, new)
+    return cycles, largest
+
+
+@numba.njit(cache=True)
+def _pair_after_addition(
+    start, count, nbr, i, j, mark, faithful, a, b, cycles, largest
+):  # pragma: no cover - compiled
+    """:func:`_pair_terms` of ``(i, j)`` once the edge ``{a, b}`` (touching neither) is
+    added, from the pair's tally without it; the lists are those before the addition."""
+    d_max, d_min = max(count[i], count[j]), min(count[i], count[j])
+    if _flat(d_min, faithful):
+        return 0.0, cycles, largest
+    _mark(start, count, nbr, i, -1, mark, _IN_I, True)
+    _mark(start, count, nbr, j, -1, mark, _IN_J, True)
+    head = _without_cycles(start, count, nbr, i, -1, mark, d_max, d_min)
+    cycles, largest = _tally_with_edge(
+        start, count, nbr, i, j, mark, faithful, a, b, True, cycles, largest
+    )
+    _mark(start, count, nbr, i, -1, mark, _IN_I, False)
+    _mark(start, count, nbr, j, -1, mark, _IN_J, False)
+    return _with_cycles(head, cycles, largest, d_max), cycles, largest
+
+
+#: Below this many pairs the pair kernels run on one thread: starting the thread pool costs
+#: more than the work (and much more on a loaded machine).
 _SERIAL_BELOW = 4096
 
 
@@ -366,36 +417,111 @@ def curvature_of_pairs(
     faithful: bool,
     extra_src: np.ndarray,
     extra_dst: np.ndarray,
-) -> np.ndarray:
-    """:func:`pair_curvature` of the pairs ``(src[e], dst[e])``, each with the extra edge
-    ``(extra_src[e], extra_dst[e])`` (-1 for none)."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_pair_terms` of the pairs ``(src[e], dst[e])``, each with the extra edge
+    ``(extra_src[e], extra_dst[e])`` (-1 for none): values, 4-cycle tallies (two arrays)."""
+    none = np.zeros(src.size, dtype=np.int64)
+    return _run_pairs(
+        start, count, nbr, src, dst, faithful, extra_src, extra_dst, none, none, False
+    )
+
+
+def curvature_after_addition(
+    start: np.ndarray,
+    count: np.ndarray,
+    nbr: np.ndarray,
+    src: np.ndarray,
+    dst: np.ndarray,
+    faithful: bool,
+    edge: tuple[int, int],
+    cycles: np.ndarray,
+    largest: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The values and 4-cycle tallies of the pairs ``(src[e], dst[e])`` once ``edge`` is
+    added, from their tallies ``cycles, largest`` before (as :func:`curvature_of_pairs`
+    returned them). The lists are still those before the addition, and no pair may touch an
+    end of ``edge`` (its degrees, triangles and neighbourhoods would move): those are counted
+    again in full. The same values, bit for bit, in ``O(deg i + deg j + deg a + deg b)`` per
+    pair instead of the 4-cycles through every neighbour."""
+    a = np.full(src.size, edge[0], dtype=np.int64)
+    b = np.full(src.size, edge[1], dtype=np.int64)
+    return _run_pairs(start, count, nbr, src, dst, faithful, a, b, cycles, largest, True)
+
+
+def _run_pairs(
+    start: np.ndarray,
+    count: np.ndarray,
+    nbr: np.ndarray,
+    src: np.ndarray,
+    dst: np.ndarray,
+    faithful: bool,
+    extra_src: np.ndarray,
+    extra_dst: np.ndarray,
+    cycles: np.ndarray,
+    largest: np.ndarray,
+    added: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     kernel = _pairs_serial if src.size < _SERIAL_BELOW else _pairs_parallel
-    return kernel(start, count, nbr, src, dst, faithful, extra_src, extra_dst)
+    return kernel(
+        start, count, nbr, src, dst, faithful, extra_src, extra_dst, cycles, largest, added
+    )
 
 
 @numba.njit(parallel=True, cache=True)
 def _pairs_parallel(
-    start, count, nbr, src, dst, faithful, extra_src, extra_dst
+    start, count, nbr, src, dst, faithful, extra_src, extra_dst, cycles, largest, added
 ):  # pragma: no cover - compiled
-    values = np.empty(src.size, dtype=np.float64)
+    out = (np.empty(src.size), np.empty(src.size, np.int64), np.empty(src.size, np.int64))
     chunks = min(src.size, 16)
     for c in numba.prange(chunks):
-        mark = np.zeros(start.size, dtype=np.int8)
-        for e in range(c * src.size // chunks, (c + 1) * src.size // chunks):
-            values[e] = pair_curvature(
-                start, count, nbr, src[e], dst[e], mark, faithful, extra_src[e], extra_dst[e]
-            )
-    return values
+        _pairs_range(
+            start, count, nbr, src, dst, faithful, extra_src, extra_dst, cycles, largest, added,
+            c * src.size // chunks, (c + 1) * src.size // chunks, out,
+        )  # fmt: skip
+    return out
 
 
 @numba.njit(cache=True)
 def _pairs_serial(
-    start, count, nbr, src, dst, faithful, extra_src, extra_dst
+    start, count, nbr, src, dst, faithful, extra_src, extra_dst, cycles, largest, added
 ):  # pragma: no cover - compiled
-    values = np.empty(src.size, dtype=np.float64)
+    out = (np.empty(src.size), np.empty(src.size, np.int64), np.empty(src.size, np.int64))
+    _pairs_range(
+        start, count, nbr, src, dst, faithful, extra_src, extra_dst, cycles, largest, added,
+        0, src.size, out,
+    )  # fmt: skip
+    return out
+
+
+@numba.njit(cache=True)
+def _pairs_range(
+    start,
+    count,
+    nbr,
+    src,
+    dst,
+    faithful,
+    extra_src,
+    extra_dst,
+    cycles,
+    largest,
+    added,
+    lo,
+    hi,
+    out,
+):  # pragma: no cover - compiled
+    """Pairs ``lo .. hi - 1``: in full (``added`` false), or after the edge of ``extra_*``
+    from their tallies (``added`` true); into ``out = (values, cycles, largest)``."""
     mark = np.zeros(start.size, dtype=np.int8)
-    for e in range(src.size):
-        values[e] = pair_curvature(
-            start, count, nbr, src[e], dst[e], mark, faithful, extra_src[e], extra_dst[e]
-        )
-    return values
+    values, new_cycles, new_largest = out
+    for e in range(lo, hi):
+        if added:
+            terms = _pair_after_addition(
+                start, count, nbr, src[e], dst[e], mark, faithful, extra_src[e], extra_dst[e],
+                cycles[e], largest[e],
+            )  # fmt: skip
+        else:
+            terms = _pair_terms(
+                start, count, nbr, src[e], dst[e], mark, faithful, extra_src[e], extra_dst[e]
+            )
+        values[e], new_cycles[e], new_largest[e] = terms

@@ -70,13 +70,19 @@ class DynamicGraph:
         self.alive[eid] = False
 
     def edges_near(self, u: int, v: int) -> np.ndarray:
-        """Ids of the edges whose balanced Forman curvature can change when the present edge
-        ``{u, v}`` is removed, or has just been added: those with one end in ``N(u)`` and the
-        other in ``N(v)`` (``N(u)`` holds ``v`` and ``N(v)`` holds ``u``, so this includes
-        every edge at ``u`` or ``v``). Both curvatures read only the rows of the two ends
-        and of their neighbours, and only the rows of ``u`` and ``v`` change."""
+        """Ids of the edges with one end in ``N(u)`` and the other in ``N(v)``. For a present
+        edge ``{u, v}`` (``N(u)`` holds ``v`` and ``N(v)`` holds ``u``, so this includes every
+        edge at ``u`` or ``v``) these are the edges whose balanced Forman curvature can change
+        when it is removed, or has just been added: both curvatures read only the rows of the
+        two ends and of their neighbours, and only the rows of ``u`` and ``v`` change. For an
+        absent one, none is at ``u`` or ``v``."""
         mark = np.zeros(self.num_nodes, dtype=np.int8)
         return _edges_between(self.start, self.count, self.nbr, self.edge_of_slot, u, v, mark)
+
+    def edges_at(self, u: int, v: int) -> np.ndarray:
+        """Ids of the edges at ``u`` or ``v``."""
+        rows = [self.edge_of_slot[self.start[a] : self.start[a] + self.count[a]] for a in (u, v)]
+        return np.unique(np.concatenate(rows))
 
     def _grow(self, node: int) -> None:
         capacity = self.capacity.copy()

@@ -20,7 +20,11 @@ import ot
 from scipy import sparse
 from torch_geometric.data import Data
 
-from rewirekit.algorithms.balanced_forman import curvature_after_additions, curvature_of_pairs
+from rewirekit.algorithms.balanced_forman import (
+    curvature_after_addition,
+    curvature_after_additions,
+    curvature_of_pairs,
+)
 from rewirekit.algorithms.dynamic_graph import DynamicGraph
 from rewirekit.algorithms.ollivier_ricci import (
     Measures,
@@ -195,6 +199,8 @@ class _Flow:
         size = self.graph.src.size
         self.low = np.full(size, np.inf)  # curvature, +inf where no edge: for the minimum
         self.high = np.full(size, -np.inf)  # the same, -inf where no edge: for the maximum
+        self.cycles = np.zeros(size, dtype=np.int64)  # 4-cycle tallies (curvature_of_pairs)
+        self.largest = np.zeros(size, dtype=np.int64)
         self._update(np.arange(edges.num_pairs))
 
     def value(self, eid: int) -> float:
@@ -251,8 +257,19 @@ class _Flow:
         return after - self.low[eid]
 
     def add(self, u: int, v: int) -> None:
-        self.graph.add(u, v)
-        self._update(self.graph.edges_near(u, v))
+        """Add the edge ``{u, v}`` and update every curvature it can change: the edges between
+        ``N(u)`` and ``N(v)`` from their 4-cycle tallies, those at ``u`` or ``v`` in full."""
+        graph = self.graph
+        between = graph.edges_near(u, v)  # before the addition: none is at u or v
+        self._store(
+            between,
+            curvature_after_addition(
+                graph.start, graph.count, graph.nbr, graph.src[between], graph.dst[between],
+                self.faithful, (u, v), self.cycles[between], self.largest[between],
+            ),
+        )  # fmt: skip
+        graph.add(u, v)
+        self._update(graph.edges_at(u, v))
 
     def remove(self, eid: int) -> None:
         graph = self.graph
@@ -262,18 +279,19 @@ class _Flow:
         self._update(near[near != eid])
 
     def _update(self, ids: np.ndarray) -> None:
+        """Count the curvature of the edges ``ids`` in full."""
         graph = self.graph
         none = np.full(ids.size, -1, dtype=np.int64)
-        values = curvature_of_pairs(
-            graph.start,
-            graph.count,
-            graph.nbr,
-            graph.src[ids],
-            graph.dst[ids],
-            self.faithful,
-            none,
-            none,
-        )
+        self._store(
+            ids,
+            curvature_of_pairs(
+                graph.start, graph.count, graph.nbr, graph.src[ids], graph.dst[ids],
+                self.faithful, none, none,
+            ),
+        )  # fmt: skip
+
+    def _store(self, ids: np.ndarray, terms: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+        values, self.cycles[ids], self.largest[ids] = terms
         self.low[ids], self.high[ids] = values, values
 
     def result(self, edges: EdgeSet) -> EdgeSet:

@@ -1,17 +1,20 @@
-"""SDRF's candidate scoring: incremental (``curvature_after_additions``) against a full
-recount of the pair per candidate (``curvature_of_pairs``, the kernel SDRF used before).
+"""SDRF's incremental curvature against full recounts, side by side: the candidate scores
+(``curvature_after_additions``) and the updates after an addition
+(``curvature_after_addition``), against one full ``curvature_of_pairs`` recount per candidate
+and per edge to update (the kernels SDRF used before).
 
-    REWIREKIT_DATA=../shared/datasets python benchmarks/sdrf_gains_speed.py   # Chameleon, Squirrel
-    python benchmarks/sdrf_gains_speed.py --datasets texas --iterations 5 --repeat 1  # smoke
+    REWIREKIT_DATA=../shared/datasets python benchmarks/sdrf_incremental_speed.py  # 2 datasets
+    python benchmarks/sdrf_incremental_speed.py --datasets texas --iterations 5  # smoke
 
-Each step of SDRF scores every non-edge between ``N[x]`` and ``N[y]`` of its most negatively
-curved edge ``(x, y)``: next to a hub (Chameleon's and Squirrel's largest degrees are in the
-hundreds) tens of thousands of candidates, each of which the full recount walks the
+Each SDRF step scores every non-edge between ``N[x]`` and ``N[y]`` of its most negatively
+curved edge ``(x, y)`` and, after adding one, updates every edge between the neighbourhoods
+of its ends: next to hubs (Chameleon's and Squirrel's largest degrees are 732 and 1903) tens
+of thousands of candidates and of edges, each of which a full recount walks the
 neighbourhoods of both endpoints for. Both ways run the same seeded ``sdrf`` call in this
-process, one after the other under one ``timing.Protocol``, the full recount by swapping the
-scoring method of SDRF's internal state for this script. The edited graphs must be
-identical (the script stops otherwise): the values are equal bit for bit, so the softmax
-draws the same edges.
+process, one after the other under one ``timing.Protocol``; the full recounts by swapping
+two methods of SDRF's internal state for this script. The edited graphs must be identical
+(the script stops otherwise): the values are equal bit for bit, so the softmax draws the
+same edges.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import partial
+from typing import Any
 
 import numpy as np
 from timing import Protocol, ratio, set_threads
@@ -31,27 +35,36 @@ DATASETS = ("chameleon", "squirrel")
 
 
 @contextmanager
-def full_recount() -> Iterator[None]:
-    """SDRF scoring its candidates with one full ``curvature_of_pairs`` recount each."""
+def full_recounts() -> Iterator[None]:
+    """SDRF scoring each candidate and updating each edge after an addition with a full
+    ``curvature_of_pairs`` recount."""
     from rewirekit.algorithms.balanced_forman import curvature_of_pairs
     from rewirekit.methods import curvature
 
-    def gains(self, x, y, eid, ks, ls):  # type: ignore[no-untyped-def]
+    flow = curvature._Flow
+    incremental = flow.gains, flow.add
+
+    def gains(self: Any, x: int, y: int, eid: int | None, ks: Any, ls: Any) -> Any:
         if eid is None:
-            return incremental(self, x, y, eid, ks, ls)
+            return incremental[0](self, x, y, eid, ks, ls)
         graph = self.graph
         pair = (np.full(ks.size, x), np.full(ks.size, y))
         after = curvature_of_pairs(
             graph.start, graph.count, graph.nbr, *pair, self.faithful, ks, ls
-        )
+        )[0]
         return after - self.low[eid]
 
-    incremental = curvature._Flow.gains
-    curvature._Flow.gains = gains
+    def add(self: Any, u: int, v: int) -> None:
+        self.graph.add(u, v)
+        self._update(self.graph.edges_near(u, v))
+
+    setattr(flow, "gains", gains)  # noqa: B010 (mypy: a method is not assignable)
+    setattr(flow, "add", add)  # noqa: B010
     try:
         yield
     finally:
-        curvature._Flow.gains = incremental
+        setattr(flow, "gains", incremental[0])  # noqa: B010
+        setattr(flow, "add", incremental[1])  # noqa: B010
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -73,7 +86,9 @@ def main(argv: list[str] | None = None) -> None:
         ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
     ).stdout.strip()
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    print(f"$ python benchmarks/sdrf_gains_speed.py   # {when}, rewirekit {commit or 'unknown'}")
+    print(
+        f"$ python benchmarks/sdrf_incremental_speed.py   # {when}, rewirekit {commit or 'unknown'}"
+    )
     print(f"load average {os.getloadavg()[0]:.2f}; threads {args.threads}; {protocol.describe()}")
     for name in args.datasets:
         data = load(name)
@@ -82,9 +97,9 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{name}: N={data.num_nodes}, E={edges}, max degree {degree.max()}")
         for faithful in (False, True):
             params = dict(max_iter=args.iterations, tau=100.0, removal_bound=2.0, seed=0)
-            run = partial(SDRF(**params, faithful=faithful), data)
+            run = partial(SDRF(**params, faithful=faithful).forward, data)
             ours_out, ours = protocol.timed(run)
-            with full_recount():
+            with full_recounts():
                 full_out, full = protocol.timed(run)
             if not np.array_equal(ours_out.edge_index.numpy(), full_out.edge_index.numpy()):
                 raise SystemExit(f"{name}: the two scorings edited the graph differently")
@@ -92,7 +107,7 @@ def main(argv: list[str] | None = None) -> None:
             print(
                 f"  sdrf({args.iterations} iterations, tau 100, C+ 2, faithful={faithful}):"
                 f" +{extra['additions']} -{extra['removals']} edges, the same both ways |"
-                f" full recount {full.cell(0)} | incremental {ours.cell(0)} |"
+                f" full recounts {full.cell(0)} | incremental {ours.cell(0)} |"
                 f" {ratio(full, ours):.1f}x | load average {os.getloadavg()[0]:.2f}",
                 flush=True,
             )
