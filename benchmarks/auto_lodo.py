@@ -19,7 +19,8 @@ values. It also writes the rule's profiles of all datasets, which ``rewirekit au
     REWIREKIT_DATA=../shared/datasets nice python benchmarks/auto_lodo.py
 
 ``--rule-only`` skips the tuning (the rule's own first pick is still scored). The tuning rows
-go to a resumable store (``--store``).
+go to a resumable store (``--store``). ``--drop DATASET...`` leaves datasets out, e.g. one
+whose leaderboard rows came after a run.
 """
 
 from __future__ import annotations
@@ -91,11 +92,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--shortlist", type=int, default=2)
     parser.add_argument("--neighbours", type=int, default=1)
     parser.add_argument("--rule-only", action="store_true")
+    parser.add_argument(
+        "--drop", nargs="+", default=[], help="datasets whose rows are left out (all models)"
+    )
     args = parser.parse_args(argv)
     rows_files = args.rows or [Path("docs") / "leaderboard.csv.gz"]
     torch.set_num_threads(1)
     start, load_before = time.time(), os.getloadavg()[0]
-    records = read_rows(rows_files)
+    records = [r for r in read_rows(rows_files) if r.key.dataset not in args.drop]
     board = Protocol.of([r for r in records if r.key.model == args.model])
     held_back_first = max(args.splits, board.num_splits)
     keys = sorted({r.key.dataset for r in records if r.key.model == args.model})
@@ -209,6 +213,7 @@ def render(
         "",
         f"Written by `{COMMAND}`"
         + (" `--rule-only`" if args.rule_only else "")
+        + (f" `--drop {' '.join(args.drop)}`" if args.drop else "")
         + f" from the leaderboard rows in {', '.join(f'`{p}`' for p in rows_files)} "
         f"(model {args.model}); {timing[0]:.0f} s of wall time on 2 shared cores, one torch "
         f"thread (1-minute load average {timing[1]:.1f} at the start, {timing[2]:.1f} at the "
