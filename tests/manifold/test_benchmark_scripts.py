@@ -5,6 +5,8 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import numpy as np
+
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
@@ -40,3 +42,15 @@ def test_scale_smoke(tmp_path, monkeypatch):
     monkeypatch.setattr(sys, "argv", argv)
     scale.main()
     assert "total:" in out.read_text()
+
+
+def test_paths_speed_smoke(capsys, monkeypatch):
+    """Both kernels on a 3-d sample (A* both ways) and on 80 coordinates (shared searches)."""
+    speed = _script("orc_manl_paths_speed")
+    speed.main(["--inputs", "swiss_roll:1500", "--k", "10", "--threads", "1"])
+    sample = speed.load_points("swiss_roll:800")  # padded to 80 coordinates: no dataset needed
+    monkeypatch.setattr(speed, "load_points", lambda name: np.hstack([sample, np.zeros((800, 77))]))
+    speed.main(["--inputs", "padded", "--k", "10", "--threads", "1"])
+    out = capsys.readouterr().out
+    assert "swiss_roll:1500: N=1500, dimension 3" in out and "(A*)" in out
+    assert "padded: N=800, dimension 80" in out and "(shared searches)" in out

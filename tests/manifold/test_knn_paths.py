@@ -55,16 +55,17 @@ def test_knn_graph_rejects_nan():
         knn_graph(points, 2)
 
 
-@pytest.mark.parametrize("use_points", [False, True])
-def test_bounded_pair_distances_match_dijkstra(use_points):
-    points = _points(400, seed=1)
+@pytest.mark.parametrize(("use_points", "dimension"), [(False, 2), (True, 2), (True, 80)])
+def test_bounded_pair_distances_match_dijkstra(use_points, dimension):
+    """A* per query (few dimensions), Dijkstra searches shared by source (many, or none)."""
+    points = _points(400, d=dimension, seed=1)
     graph = knn_graph(points, 5)
     n = graph.num_nodes
     matrix = csr_matrix((graph.edge_weight, tuple(graph.edge_index)), shape=(n, n))
     full = dijkstra(matrix)
     rng = np.random.default_rng(2)
     src, dst = rng.integers(0, n, 3000), rng.integers(0, n, 3000)
-    limit = rng.uniform(0, 2.5, 3000)
+    limit = rng.uniform(0, 2.5 * np.sqrt(dimension / 2), 3000)
     got = bounded_pair_distances(graph, src, dst, limit, points=points if use_points else None)
     expected = np.where(full[src, dst] <= limit, full[src, dst], np.inf)
     assert np.isinf(expected).any() and np.isfinite(expected).any()
