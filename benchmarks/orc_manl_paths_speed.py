@@ -1,5 +1,5 @@
 """ORC-ManL's validation searches: one search per candidate edge (A* on the points) against
-one Dijkstra search per source node shared by its candidates (``bounded_pair_distances``).
+one Dijkstra search per source node shared by its candidates.
 
     REWIREKIT_DATA=../shared/datasets python benchmarks/orc_manl_paths_speed.py
     python benchmarks/orc_manl_paths_speed.py --inputs swiss_roll:2000 --repeat 1  # smoke
@@ -9,16 +9,17 @@ limit once the candidates are gone. On the kNN graph of high-dimensional node fe
 candidates crowd at hubs, and the A* bound (the straight line to the target) costs a pass
 over every coordinate per visit. For each input the script runs ``orc_manl`` once (the
 curvature and the candidates, untimed), rebuilds the validation queries from its result,
-and times ``bounded_pair_distances`` on them against the per-query kernel it used before
-(the private ``_pair_distances`` on every query), under one ``timing.Protocol``; the two
-must return the same distances (to 1e-12), and the script stops otherwise.
+and times the shared searches (``bounded_pair_distances`` without points) against one A*
+search per query (the private ``_pair_distances``, which ``bounded_pair_distances`` ran on
+every query before), under one ``timing.Protocol``; the two must return the same distances
+(to 1e-12), and the script stops otherwise.
 
 Inputs: ``NAME`` is a dataset's node features (as the ``orc_manl`` rewirer reads them),
 ``NAME@D`` their first D principal components, ``MANIFOLD:N`` a seeded ``make_manifold``
-sample of N points. Up to ``A_STAR_MAX_DIMENSION`` coordinates ``bounded_pair_distances``
-itself runs one A* per candidate (the same kernel both ways); the sweep over Cora's principal
-components is where that bound was read from. Every kernel is compiled on a small sample
-first (untimed).
+sample of N points. Given the points, ``bounded_pair_distances`` runs A* up to
+``A_STAR_MAX_DIMENSION`` coordinates and the shared searches above; the sweep over Cora's
+principal components is where that bound was read from. Every kernel is compiled on a small
+sample first (untimed).
 """
 
 from __future__ import annotations
@@ -97,9 +98,7 @@ def main(argv: list[str] | None = None) -> None:
         coords = np.ascontiguousarray(points, dtype=np.float64)
         csr = rest.csr()[:3]
         per_query = partial(kernel._pair_distances, *csr, coords, src, dst, limit, blocks)
-        shared, ours = protocol.timed(
-            partial(bounded_pair_distances, rest, src, dst, limit, coords)
-        )
+        shared, ours = protocol.timed(partial(bounded_pair_distances, rest, src, dst, limit))
         single, before = protocol.timed(per_query)
         same = np.array_equal(np.isinf(shared), np.isinf(single)) and np.allclose(
             shared[np.isfinite(shared)], single[np.isfinite(single)], rtol=1e-12, atol=1e-12
@@ -111,9 +110,9 @@ def main(argv: list[str] | None = None) -> None:
         print(
             f"{name}: N={graph.num_nodes}, dimension {points.shape[1]}, E={graph.num_edges}, "
             f"{src.size} candidates at {sources} source nodes, {int(np.isinf(shared).sum())} "
-            f"beyond their limit | one A* per candidate {before.cell(0)} | "
-            f"bounded_pair_distances ({'A*' if a_star else 'shared searches'}) "
-            f"{ours.cell(0)} | {ratio(before, ours):.1f}x | load average "
+            f"beyond their limit | one A* per candidate {before.cell(0)} | Dijkstra shared by "
+            f"source {ours.cell(0)} | {ratio(before, ours):.1f}x | bounded_pair_distances "
+            f"runs {'A*' if a_star else 'the shared searches'} | load average "
             f"{os.getloadavg()[0]:.2f}",
             flush=True,
         )

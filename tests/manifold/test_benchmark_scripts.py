@@ -52,5 +52,5 @@ def test_paths_speed_smoke(capsys, monkeypatch):
     monkeypatch.setattr(speed, "load_points", lambda name: np.hstack([sample, np.zeros((800, 77))]))
     speed.main(["--inputs", "padded", "--k", "10", "--threads", "1"])
     out = capsys.readouterr().out
-    assert "swiss_roll:1500: N=1500, dimension 3" in out and "(A*)" in out
-    assert "padded: N=800, dimension 80" in out and "(shared searches)" in out
+    assert "swiss_roll:1500: N=1500, dimension 3" in out and "runs A*" in out
+    assert "padded: N=800, dimension 80" in out and "runs the shared searches" in out
