@@ -27,7 +27,7 @@ from rewirekit.manifold.knn import KnnGraph
 
 #: Above this many coordinates the A* bound (one pass over them per visit) costs more than it
 #: saves, and the queries share Dijkstra searches by source instead: on principal components
-#: of Cora's features A* was faster up to 40 and slower at 100 (docs/orc_manl_paths_speed.txt).
+#: of Cora's features A* was faster at 40 and slower at 100 (docs/orc_manl_paths_speed.txt).
 A_STAR_MAX_DIMENSION = 64
 
 
