@@ -9,7 +9,8 @@ Every value is computed from the neighbour lists of the two endpoints and of the
 neighbours (marker arrays, no ``N x N`` matrix), so the cost is
 ``O(sum over edges (i, j) of sum over k in N(i) | N(j) of deg k)`` time and ``O(N + E)``
 memory. The per-pair kernel :func:`pair_curvature` also serves SDRF's incremental updates,
-and :func:`curvature_after_additions` scores SDRF's candidate edges for one pair.
+:func:`curvature_after_additions` scores SDRF's candidate edges for one pair, and
+:func:`curvature_after_addition` updates the pairs next to an edge SDRF adds.
 """
 
 from __future__ import annotations

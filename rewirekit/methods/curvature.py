@@ -73,7 +73,9 @@ class SDRF(Rewirer):
     whose value can change (those between the neighbourhoods of the edited edge's ends), and
     ties go to the lowest ``(min(u, v), max(u, v))``. Step 2 recounts, per candidate, only the
     4-cycles through its two ends
-    (:func:`~rewirekit.algorithms.balanced_forman.curvature_after_additions`).
+    (:func:`~rewirekit.algorithms.balanced_forman.curvature_after_additions`); after an
+    addition, the edges between the two ends' neighbourhoods are updated the same way from
+    their stored 4-cycle tallies (``curvature_after_addition``). Both equal a full recount.
 
     ``faithful=True`` keeps the choices of the official code (``sdrf(is_undirected=True)``
     in ``gdl/curvature/cuda.py``): the official curvature counting (``faithful=True`` of
