@@ -39,6 +39,7 @@ def main() -> None:
     warm = make_manifold("swiss_roll", n_points=500, seed=1)
     orc_manl(warm.points, k=10)  # numba compilation, excluded from the timings
     sample = make_manifold("swiss_roll", n_points=args.n_points, seed=0)
+    load_before = os.getloadavg()[0]
     start = time.perf_counter()
     graph = knn_graph(sample.points, args.k)
     knn_seconds = time.perf_counter() - start
@@ -52,8 +53,9 @@ def main() -> None:
         f"command: python benchmarks/orc_manl_scale.py --n-points {args.n_points} "
         f"--k {args.k} --threads {args.threads}",
         f"data: 3-d swiss roll, paper noise (6.25 / 2.25), {args.n_points} points, seed 0",
-        f"threads: {args.threads} (numba, BLAS); machine: {os.cpu_count()} CPUs shared with "
-        "other jobs, so these are loaded-machine times; numba compilation excluded (warm-up)",
+        f"threads: {args.threads} (numba, BLAS); machine: {os.cpu_count()} CPUs, 1-minute load "
+        f"average {load_before:.2f} before and {os.getloadavg()[0]:.2f} after (other jobs "
+        "count); numba compilation excluded (warm-up)",
         f"kNN graph: {graph.num_edges} edges, {knn_seconds:.1f} s",
         f"ORC-ManL (scales, curvature, validation, reattachment): {prune_seconds:.1f} s; "
         f"{int(result.candidates.sum())} candidates, {int(result.shortcuts.sum())} removed, "
