@@ -1,5 +1,5 @@
 """SDRF's incremental curvature against full recounts, side by side: the candidate scores
-(``curvature_after_additions``) and the updates after an addition
+(``curvature_with_each_candidate``) and the updates after an addition
 (``curvature_after_addition``), against one full ``curvature_of_pairs`` recount per candidate
 and per edge to update (the kernels SDRF used before).
 

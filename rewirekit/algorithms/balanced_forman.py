@@ -9,7 +9,7 @@ Every value is computed from the neighbour lists of the two endpoints and of the
 neighbours (marker arrays, no ``N x N`` matrix), so the cost is
 ``O(sum over edges (i, j) of sum over k in N(i) | N(j) of deg k)`` time and ``O(N + E)``
 memory. The per-pair kernel :func:`pair_curvature` also serves SDRF's incremental updates,
-:func:`curvature_after_additions` scores SDRF's candidate edges for one pair, and
+:func:`curvature_with_each_candidate` scores SDRF's candidate edges for one pair, and
 :func:`curvature_after_addition` updates the pairs next to an edge SDRF adds.
 """
 
@@ -311,7 +311,7 @@ def _cycles_through(
 
 
 @numba.njit(cache=True)
-def curvature_after_additions(
+def curvature_with_each_candidate(
     start, count, nbr, i, j, faithful, extra_src, extra_dst
 ):  # pragma: no cover - compiled
     """:func:`pair_curvature` of ``(i, j)`` with each extra edge ``(extra_src[c],

@@ -22,8 +22,8 @@ from torch_geometric.data import Data
 
 from rewirekit.algorithms.balanced_forman import (
     curvature_after_addition,
-    curvature_after_additions,
     curvature_of_pairs,
+    curvature_with_each_candidate,
 )
 from rewirekit.algorithms.dynamic_graph import DynamicGraph
 from rewirekit.algorithms.ollivier_ricci import (
@@ -73,7 +73,7 @@ class SDRF(Rewirer):
     whose value can change (those between the neighbourhoods of the edited edge's ends), and
     ties go to the lowest ``(min(u, v), max(u, v))``. Step 2 recounts, per candidate, only the
     4-cycles through its two ends
-    (:func:`~rewirekit.algorithms.balanced_forman.curvature_after_additions`); after an
+    (:func:`~rewirekit.algorithms.balanced_forman.curvature_with_each_candidate`); after an
     addition, the edges between the two ends' neighbourhoods are updated the same way from
     their stored 4-cycle tallies (``curvature_after_addition``). Both equal a full recount.
 
@@ -253,7 +253,7 @@ class _Flow:
             degree = self.graph.count[x]
             return np.full(ks.size, 4.0 / degree - 2.0 if degree else 0.0)
         graph = self.graph
-        after = curvature_after_additions(
+        after = curvature_with_each_candidate(
             graph.start, graph.count, graph.nbr, x, y, self.faithful, ks, ls
         )
         return after - self.low[eid]
