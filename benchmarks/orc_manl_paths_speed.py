@@ -26,12 +26,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
-import time
 from functools import partial
 
 import numpy as np
-from timing import Protocol, ratio, set_threads
+from timing import Protocol, ratio, run_header, set_threads
 
 INPUTS = ("chameleon", "cora", "cora@100", "cora@40", "cora@16", "cora@3", "swiss_roll:20000")
 
@@ -71,11 +69,7 @@ def main(argv: list[str] | None = None) -> None:
     from rewirekit.manifold import paths as kernel
     from rewirekit.manifold.orc_manl import KEPT, distance_factor
 
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
-    ).stdout.strip()
-    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    print(f"$ python benchmarks/orc_manl_paths_speed.py   # {when}, rewirekit {commit or '?'}")
+    print(run_header("orc_manl_paths_speed.py"))
     print(
         f"load average {os.getloadavg()[0]:.2f}; threads {args.threads}; k {args.k}, delta "
         f"{args.delta}, lda {args.lda}; {protocol.describe()}"

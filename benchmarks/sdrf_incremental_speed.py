@@ -22,15 +22,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import partial
 from typing import Any
 
 import numpy as np
-from timing import Protocol, ratio, set_threads
+from timing import Protocol, ratio, run_header, set_threads
 
 DATASETS = ("chameleon", "squirrel")
 
@@ -97,13 +95,7 @@ def main(argv: list[str] | None = None) -> None:
     from rewirekit.datasets import load
     from rewirekit.methods import SDRF
 
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
-    ).stdout.strip()
-    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    print(
-        f"$ python benchmarks/sdrf_incremental_speed.py   # {when}, rewirekit {commit or 'unknown'}"
-    )
+    print(run_header("sdrf_incremental_speed.py"))
     print(f"load average {os.getloadavg()[0]:.2f}; threads {args.threads}; {protocol.describe()}")
     compile_kernels()
     for name in args.datasets:

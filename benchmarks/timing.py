@@ -131,3 +131,12 @@ def git_commit(checkout: str) -> str:
     except (OSError, subprocess.CalledProcessError):
         return "unknown (not a git checkout)"
     return out.stdout.strip()
+
+
+def run_header(script: str) -> str:
+    """The first line of a benchmark's output: its command, the UTC time and the commit of
+    this checkout."""
+    commit = git_commit(os.path.dirname(os.path.abspath(__file__)))
+    commit = commit if commit.startswith("unknown") else commit[:7]
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    return f"$ python benchmarks/{script}   # {when}, rewirekit {commit}"

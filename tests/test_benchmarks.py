@@ -499,6 +499,13 @@ def test_timing_protocol_warms_up_untimed_and_reports_median_and_minimum(monkeyp
         timing.Protocol(repeats=0)
 
 
+def test_run_header_names_the_script_and_this_checkouts_commit(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    header = _script("timing").run_header("x.py")
+    assert header.startswith("$ python benchmarks/x.py   # ") and " UTC, rewirekit " in header
+    commit = header.rsplit(" ", 1)[1]
+    assert commit == "unknown" or (len(commit) == 7 and int(commit, 16) >= 0)
+
 def test_jdr_speed_row_prints_the_bound_ratio_and_the_target(monkeypatch):
     monkeypatch.syspath_prepend(str(BENCHMARKS))
     speed = _script("jdr_speed")
