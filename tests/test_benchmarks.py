@@ -506,6 +506,7 @@ def test_run_header_names_the_script_and_this_checkouts_commit(monkeypatch):
     commit = header.rsplit(" ", 1)[1]
     assert commit == "unknown" or (len(commit) == 7 and int(commit, 16) >= 0)
 
+
 def test_jdr_speed_row_prints_the_bound_ratio_and_the_target(monkeypatch):
     monkeypatch.syspath_prepend(str(BENCHMARKS))
     speed = _script("jdr_speed")
