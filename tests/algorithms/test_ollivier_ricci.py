@@ -221,6 +221,38 @@ def test_hubs_wider_than_one_bitset_word(alpha, weighted):
     np.testing.assert_allclose(kappa[check], expected, atol=1e-9)
 
 
+def _rows(measures: Measures, rows: np.ndarray) -> Measures:
+    """The rows ``rows`` of ``measures``, in that order."""
+    parts = [np.arange(measures.ptr[r], measures.ptr[r + 1]) for r in rows]
+    sizes = [part.size for part in parts]
+    index = np.concatenate(parts)
+    return Measures(np.r_[0, np.cumsum(sizes)], measures.nodes[index], measures.mass[index])
+
+
+def test_distance_table_cut_into_batches():
+    """Hubs of about 380 neighbours, two joined to three: a source row's queries need more
+    distances than one table holds (``_COST_TABLE``), so its group is cut into batches. The
+    hub edges against the same pairs solved one by one (one row each: never cut)."""
+    kernel = importlib.import_module("rewirekit.algorithms.ollivier_ricci")
+    rng = np.random.default_rng(4)
+    leaves, hubs = 380, 5
+    edges = [[a, b] for a in range(2) for b in range(2, hubs)]
+    for h in range(hubs):
+        edges += [[h, hubs + h * leaves + i] for i in range(leaves)]
+    edges = np.array(edges)
+    n = hubs * (leaves + 1)
+    weight = rng.uniform(0.5, 2.0, len(edges))
+    support = 2 * leaves  # a source hub's support times the union of two target supports
+    assert leaves * support > kernel._COST_TABLE
+    kappa = ollivier_ricci(edges.T, n, weight)
+    measures = neighbour_measures(edges.T, n, weight)
+    hub_pairs = edges[:6].T
+    w1, dist = edge_wasserstein(
+        edges.T, n, weight, hub_pairs, _rows(measures, hub_pairs[0]), _rows(measures, hub_pairs[1])
+    )
+    np.testing.assert_allclose(kappa[:6], 1.0 - w1 / dist, rtol=0.0, atol=1e-12)
+
+
 @pytest.mark.skipif(
     numba.config.NUMBA_NUM_THREADS < 2,  # type: ignore[attr-defined]
     reason="needs 2 numba threads",
