@@ -582,19 +582,22 @@ def _edge_lengths(graph: _Graph, x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 @numba.njit(cache=True)
 def _dijkstra_one(
-    indptr, indices, lengths, source, radius, wanted, want, stamp, dist, heap_d, heap_v,
+    indptr, indices, lengths, source, radius, wanted, want, stamp, dist, slot, heap_d, heap_v,
     touched, out_v, out_d,
 ):  # fmt: skip
     """Distances from ``source`` to the ``wanted`` nodes ``v`` with ``want[v] == stamp``, by
     Dijkstra pruned at ``radius`` and stopped once all are settled; they go to
-    ``out_v``/``out_d`` in settle order (returns their count). ``dist`` is scratch of +inf,
-    restored on exit."""
+    ``out_v``/``out_d`` in settle order (returns their count). The heap holds each reached
+    node once (``slot[v]``: its place; a shorter path moves it up), so no stale entry is
+    ever popped. ``dist`` is scratch of +inf, restored on exit; ``slot`` is scratch, read
+    only for nodes in the heap."""
     found = 0
     reached = 1
     touched[0] = source
     dist[source] = 0.0
     heap_d[0] = 0.0
     heap_v[0] = source
+    slot[source] = 0
     size = 1
     while size > 0 and found < wanted:
         d = heap_d[0]
@@ -612,15 +615,15 @@ def _dijkstra_one(
                 if heap_d[c] >= ld:
                     break
                 heap_d[i], heap_v[i] = heap_d[c], heap_v[c]
+                slot[heap_v[i]] = i
                 i = c
             heap_d[i], heap_v[i] = ld, lv
-        if d > dist[v] or d < 0:  # stale entry (settled nodes are marked with -1 - dist)
-            continue
+            slot[lv] = i
         if want[v] == stamp:
             out_v[found] = v
             out_d[found] = d
             found += 1
-        dist[v] = -1.0 - d
+        dist[v] = -1.0 - d  # settled
         for k in range(indptr[v], indptr[v + 1]):
             u = indices[k]
             nd = d + lengths[k]
@@ -628,16 +631,20 @@ def _dijkstra_one(
                 if dist[u] == np.inf:
                     touched[reached] = u
                     reached += 1
+                    i = size
+                    size += 1
+                else:
+                    i = slot[u]
                 dist[u] = nd
-                i = size
-                size += 1
                 while i > 0:  # sift up
                     p = (i - 1) // 2
                     if heap_d[p] <= nd:
                         break
                     heap_d[i], heap_v[i] = heap_d[p], heap_v[p]
+                    slot[heap_v[i]] = i
                     i = p
                 heap_d[i], heap_v[i] = nd, u
+                slot[u] = i
     for k in range(reached):
         dist[touched[k]] = np.inf
     return found
@@ -655,28 +662,32 @@ def _dijkstra_balls(
     pass."""
     n = indptr.size - 1
     m = centres.size
+    rows_t = ptr_t.size - 1
     counts = np.zeros(m, dtype=np.int64)
     for c in numba.prange(chunks):
         want = np.full(n, -1, dtype=np.int64)
+        seen = np.full(rows_t, -1, dtype=np.int64)
         for i in range(c, m, chunks):
-            counts[i] = _mark_needs(i, query_ptr, queries, y, ptr_t, nodes_t, row_t, want)
+            counts[i] = _mark_needs(i, query_ptr, queries, y, ptr_t, nodes_t, row_t, want, seen)
     ptr = np.zeros(m + 1, dtype=np.int64)
     ptr[1:] = np.cumsum(counts)
     nodes = np.empty(ptr[-1], dtype=np.int64)
     dist_out = np.empty(ptr[-1])
     for c in numba.prange(chunks):
         want = np.full(n, -1, dtype=np.int64)
+        seen = np.full(rows_t, -1, dtype=np.int64)
         dist = np.full(n, np.inf)
-        heap_d = np.empty(indices.size + 1)
-        heap_v = np.empty(indices.size + 1, dtype=np.int64)
+        slot = np.empty(n, dtype=np.int64)
+        heap_d = np.empty(n)
+        heap_v = np.empty(n, dtype=np.int64)
         touched = np.empty(n, dtype=np.int64)
         out_v = np.empty(n, dtype=np.int64)
         out_d = np.empty(n)
         for i in range(c, m, chunks):
-            _mark_needs(i, query_ptr, queries, y, ptr_t, nodes_t, row_t, want)
+            _mark_needs(i, query_ptr, queries, y, ptr_t, nodes_t, row_t, want, seen)
             k = _dijkstra_one(
                 indptr, indices, lengths, centres[i], radii[i], counts[i], want, i, dist,
-                heap_d, heap_v, touched, out_v, out_d,
+                slot, heap_d, heap_v, touched, out_v, out_d,
             )  # fmt: skip
             order = np.argsort(out_v[:k])
             start = ptr[i]
@@ -690,14 +701,19 @@ def _dijkstra_balls(
 
 
 @numba.njit(cache=True)
-def _mark_needs(i, query_ptr, queries, y, ptr_t, nodes_t, row_t, want):
-    """Stamp ``want[v] = i`` on the nodes ball ``i`` needs; returns how many there are."""
+def _mark_needs(i, query_ptr, queries, y, ptr_t, nodes_t, row_t, want, seen):
+    """Stamp ``want[v] = i`` on the nodes ball ``i`` needs; returns how many there are.
+    ``seen[r] = i`` marks the target rows already read: on a kNN graph a target support
+    comes back in the queries of several of the centre's neighbours."""
     count = 0
     for e in range(query_ptr[i], query_ptr[i + 1]):
         k = queries[e]
         if want[y[k]] != i:
             want[y[k]] = i
             count += 1
+        if seen[row_t[k]] == i:
+            continue
+        seen[row_t[k]] = i
         for t in range(ptr_t[row_t[k]], ptr_t[row_t[k] + 1]):
             if want[nodes_t[t]] != i:
                 want[nodes_t[t]] = i
