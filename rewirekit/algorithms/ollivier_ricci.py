@@ -1403,11 +1403,12 @@ def _first_negative(cost, dual, tol):
 def _simplex(cost, bi, bj, flow, scale):
     """Transportation simplex from the basis ``(bi, bj, flow)``. The basis is a spanning tree
     kept as parent pointers and child lists: a pivot re-hangs the cut-off subtree on the
-    entering cell by reversing one parent chain, and only that subtree's duals move (by the
-    entering cell's reduced cost; a walk over its child lists). Block pricing by rows picks
-    the entering cell (Bland's rule after a run of degenerate pivots, which rules out
-    cycling); the ratio test along the tree cycle picks the leaving cell. Optimality is
-    declared only when the duals re-derived from scratch price out too."""
+    entering cell by reversing one parent chain, and only that subtree's duals move: a walk
+    over its child lists sets each from its parent's by ``_tree_duals``'s own formula, so the
+    duals are always those derived from scratch, to the last bit, and optimality is declared
+    on them. Block pricing by rows picks the entering cell (Bland's rule after a run of
+    degenerate pivots, which rules out cycling); the ratio test along the tree cycle picks
+    the leaving cell."""
     m, n = cost.shape
     nodes = m + n
     cells = nodes - 1
@@ -1430,23 +1431,14 @@ def _simplex(cost, bi, bj, flow, scale):
     bland = False
     block = max(8, int(np.sqrt(m * n)))
     cursor = 0  # the row where the last pricing stopped
-    fresh = 0  # how many times the duals were derived from scratch (their stamp)
-    _tree_duals(cost, m, bi, bj, parent, parent_cell, dual, stamp, stack, fresh)
-    check = np.empty(nodes)
+    _tree_duals(cost, m, bi, bj, parent, parent_cell, dual, stamp, stack, 0)
     for pivot in range(100 * nodes * nodes + 1000):
         if bland:
             best, ei, ej = _first_negative(cost, dual, tol)
         else:
             best, ei, ej, cursor = _block_pricing(cost, dual, tol, cursor, block)
         if ei < 0:
-            # The incremental duals price out; re-derived from scratch they must too. Equal
-            # duals (always, on hop costs: sums of small integers are exact) need no new scan.
-            fresh += 1
-            _tree_duals(cost, m, bi, bj, parent, parent_cell, check, stamp, stack, fresh)
-            if (check == dual).all():
-                break
-            dual[:] = check
-            continue
+            break
         # The tree cycle: mark the ancestors of column ej, climb from row ei to the first
         # marked node (the join); its cells alternate −, +, −, ... from column ej to row ei.
         t = m + ej
@@ -1490,9 +1482,6 @@ def _simplex(cost, bi, bj, flow, scale):
         child = m + bj[leave] if parent_cell[m + bj[leave]] == leave else bi[leave]
         node, other = (m + ej, ei) if leave_on_a else (ei, m + ej)
         hang = node
-        # The subtree's duals shift by delta on rows, -delta on columns, so that the entering
-        # cell prices to 0 (its column end is in the subtree if leave_on_a, else its row end).
-        delta = -best if leave_on_a else best
         bi[leave], bj[leave] = ei, ej
         prev, prev_cell = other, leave
         while True:
@@ -1505,10 +1494,11 @@ def _simplex(cost, bi, bj, flow, scale):
             prev, prev_cell, node = node, up_cell, up
         top = 1
         stack[0] = hang
-        while top > 0:
+        while top > 0:  # the subtree's duals, parents first (the entering cell prices to 0)
             top -= 1
             t = stack[top]
-            dual[t] += delta if t < m else -delta
+            k = parent_cell[t]
+            dual[t] = cost[bi[k], bj[k]] - dual[parent[t]]
             c = first_child[t]
             while c >= 0:
                 stack[top] = c
