@@ -556,15 +556,30 @@ def _balls(
     # Which queries each centre serves: those with it in the source support, and x's own.
     entry_ball = ball_of[np.r_[s_nodes, x]]
     entry_query = np.r_[np.repeat(np.arange(x.size), s_len), np.arange(x.size)]
-    by_ball = np.argsort(entry_ball, kind="stable")
-    query_ptr = np.zeros(centres.size + 1, dtype=np.int64)
-    np.cumsum(np.bincount(entry_ball, minlength=centres.size), out=query_ptr[1:])
+    query_ptr, by_ball = _counting_order(entry_ball, centres.size)
     chunks = min(centres.size, 8 * numba.get_num_threads())
     ptr, nodes, dist = _dijkstra_balls(
         graph.indptr, graph.indices, graph.lengths, centres, radius[centres],
         query_ptr, entry_query[by_ball], y, ptr_t, nodes_t, target_row, chunks,
     )  # fmt: skip
     return ptr, nodes, dist, ball_of
+
+
+@numba.njit(cache=True)
+def _counting_order(keys, size):
+    """A stable order of ``keys`` (integers in ``[0, size)``) by counting sort, O(len(keys)
+    + size), and where each key's run starts (``ptr``, length ``size + 1``)."""
+    ptr = np.zeros(size + 1, dtype=np.int64)
+    for key in keys:
+        ptr[key + 1] += 1
+    for k in range(size):
+        ptr[k + 1] += ptr[k]
+    cursor = ptr[:-1].copy()
+    order = np.empty(keys.size, dtype=np.int64)
+    for i in range(keys.size):
+        order[cursor[keys[i]]] = i
+        cursor[keys[i]] += 1
+    return ptr, order
 
 
 def _ragged_index(ptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -289,6 +289,14 @@ def test_balanced_chunks_deal_every_group_once():
     assert abs(share[:8].sum() - share[8:].sum()) <= 0.03 * work.sum()
 
 
+def test_counting_order_is_a_stable_sort():
+    module = importlib.import_module("rewirekit.algorithms.ollivier_ricci")
+    keys = np.random.default_rng(1).integers(0, 50, 2000)
+    ptr, order = module._counting_order(keys, 60)  # keys 50..59 never occur
+    np.testing.assert_array_equal(order, np.argsort(keys, kind="stable"))
+    np.testing.assert_array_equal(np.diff(ptr), np.bincount(keys, minlength=60))
+
+
 def test_bit_block_transpose_and_distinct_rows():
     module = importlib.import_module("rewirekit.algorithms.ollivier_ricci")
     rng = np.random.default_rng(4)
