@@ -1186,8 +1186,8 @@ def _relative_costs(cost, p, q):
     cost under the duals ``u_i = cost[i, c]``, ``v_j = cost[r, j]``: a cell comes early
     when it is cheap next to the two heavy lines' own alternatives (shipping row ``i`` to
     ``c``, or row ``r`` to ``j``). Neighbour measures put a mass ``α`` on each endpoint, which
-    dominates both sides, and this order leaves the simplex about a third of the pivots of
-    the plain least-cost order on the circles kNN graph (docs/orc_profile.txt)."""
+    dominates both sides; from this start the simplex has much less to do than from the
+    plain least-cost order (the circles kNN graph in docs/orc_profile.txt)."""
     m, n = cost.shape
     r, c = np.argmax(p), np.argmax(q)
     key = np.empty((m, n))
