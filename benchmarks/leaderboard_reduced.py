@@ -18,9 +18,11 @@ share no study). The committed page ran with ``--trials 5`` (docs/leaderboard_ru
 
 Any other dataset name runs the same way (``run runs/lb_c.db cora --trials 5``); ``--models
 gcn`` and ``--models gprgnn`` split one dataset over two processes (two stores, each with its
-own ``none`` cell to pair with). ``merge ... --drop chameleon`` leaves a dataset's rows out
-(one whose cells are not all done yet). A later
-run with more trials extends the same studies (Optuna's seeded TPE sampler proposes the
+own ``none`` cell to pair with), and ``--methods`` shares one model's cells further (each
+process still tunes ``none`` first; the seeded studies give equal rows, and the merge keeps
+the first store's). ``merge
+... --drop chameleon`` leaves a dataset's rows out (one whose cells are not all done yet).
+A later run with more trials extends the same studies (Optuna's seeded TPE sampler proposes the
 same first ``T`` parameter sets). Each ``run`` prints its wall time; a killed run resumes
 from its store, and a store rebuilt from the committed CSV (``ResultStore.import_csv``)
 resumes too, as the seeded studies ask the same parameters again and find their rows
@@ -50,12 +52,19 @@ FIRST = ["none", "random", "jdr", "feast", "comfy", "digl", "fosr", "sdrf"]
 ORDER = FIRST + [m for m in list_methods() if m not in FIRST]
 
 
-def run(store: str, names: list[str], trials: int, models: list[str] = MODELS) -> None:
+def run(
+    store: str,
+    names: list[str],
+    trials: int,
+    models: list[str] = MODELS,
+    methods: Sequence[str] = ORDER,
+) -> None:
     torch.set_num_threads(1)
     datasets = [csbm_dataset(CSBM, -0.5) if n == "csbm" else DatasetSpec.named(n) for n in names]
+    ordered = [m for m in ORDER if m in methods]
     start = time.time()
     with ResultStore(store) as results:
-        skipped = run_leaderboard(datasets, models, ORDER, results, Protocol(trials=trials))
+        skipped = run_leaderboard(datasets, models, ordered, results, Protocol(trials=trials))
     print("skipped", skipped, "seconds", time.time() - start, flush=True)
 
 
@@ -86,13 +95,17 @@ def main(argv: list[str] | None = None) -> None:
         "--models", nargs="+", default=MODELS, choices=MODELS,
         help="a subset of the models, e.g. to run one dataset's models in two processes",
     )  # fmt: skip
+    runner.add_argument(
+        "--methods", nargs="+", default=ORDER, choices=ORDER,
+        help="a subset of the methods (run in ORDER), e.g. to share one model's cells",
+    )  # fmt: skip
     merger = commands.add_parser("merge", help="every row of the stores in one CSV")
     merger.add_argument("target")
     merger.add_argument("stores", nargs="+")
     merger.add_argument("--drop", nargs="+", default=[], help="datasets whose rows are left out")
     args = parser.parse_args(argv)
     if args.command == "run":
-        run(args.store, args.datasets, args.trials, args.models)
+        run(args.store, args.datasets, args.trials, args.models, args.methods)
     else:
         merge(args.target, args.stores, args.drop)
 

@@ -660,6 +660,20 @@ def test_leaderboard_reduced_merges_the_stores_of_its_processes(tmp_path):
     assert [line.split(",")[0] for line in target.read_text().splitlines()] == ["dataset", "a"]
 
 
+def test_leaderboard_reduced_runs_a_subset_of_the_methods_in_order(monkeypatch, tmp_path):
+    script = _script("leaderboard_reduced")
+    calls = []
+    monkeypatch.setattr(
+        script, "run_leaderboard", lambda datasets, models, methods, *rest: calls.append(
+            ([d.key for d in datasets], models, methods)) or []
+    )  # fmt: skip
+    store = str(tmp_path / "s.db")
+    script.main(["run", store, "texas", "--models", "gprgnn", "--methods", "proxy_delete", "jdr"])
+    assert calls == [(["texas"], ["gprgnn"], ["jdr", "proxy_delete"])]
+    with pytest.raises(SystemExit):
+        script.main(["run", store, "texas", "--methods", "no_such_method"])
+
+
 def test_bangs_official_check_reports_each_import_and_the_shipped_builds(monkeypatch, tmp_path):
     """Offline parts of the official-code check: the torch builds read off the library names,
     and an import step's outcome (its output, or the error's last line)."""
