@@ -538,55 +538,55 @@ def _balls(
     reach = np.zeros(n)
     np.maximum.at(reach, rows, graph.lengths)
     edge_length = _edge_lengths(graph, x, y)
-    # Longest reach among the target supports of each query.
-    t_index, t_len = _ragged_index(ptr_t, target_row)
-    t_reach = np.zeros(x.size)
-    np.maximum.at(t_reach, np.repeat(np.arange(x.size), t_len), reach[nodes_t[t_index]])
-    s_index, s_len = _ragged_index(ptr_s, source_row)
-    s_nodes = nodes_s[s_index]
-    radius = np.full(n, -1.0)
-    np.maximum.at(radius, s_nodes, reach[s_nodes] + np.repeat(edge_length + t_reach, s_len))
-    np.maximum.at(radius, x, edge_length)
-    centres = np.flatnonzero(radius >= 0)
+    radius, node_ptr, queries = _centre_queries(
+        n, reach, x, edge_length, ptr_s, nodes_s, source_row, ptr_t, nodes_t, target_row
+    )
+    centres = np.flatnonzero(radius >= 0)  # exactly the nodes that serve a query
     # Dijkstra sums a path's lengths in path order, the bound above in another order: one ulp
     # can put a needed node outside the ball (an infinite cost). A relative margin keeps it in.
     radius[centres] *= 1.0 + _RADIUS_MARGIN
     ball_of = np.full(n, -1, dtype=np.int64)
     ball_of[centres] = np.arange(centres.size)
-    # Which queries each centre serves: those with it in the source support, and x's own.
-    entry_ball = ball_of[np.r_[s_nodes, x]]
-    entry_query = np.r_[np.repeat(np.arange(x.size), s_len), np.arange(x.size)]
-    query_ptr, by_ball = _counting_order(entry_ball, centres.size)
+    query_ptr = np.r_[node_ptr[centres], node_ptr[-1]]
     chunks = min(centres.size, 8 * numba.get_num_threads())
     ptr, nodes, dist = _dijkstra_balls(
         graph.indptr, graph.indices, graph.lengths, centres, radius[centres],
-        query_ptr, entry_query[by_ball], y, ptr_t, nodes_t, target_row, chunks,
+        query_ptr, queries, y, ptr_t, nodes_t, target_row, chunks,
     )  # fmt: skip
     return ptr, nodes, dist, ball_of
 
 
 @numba.njit(cache=True)
-def _counting_order(keys, size):
-    """A stable order of ``keys`` (integers in ``[0, size)``) by counting sort, O(len(keys)
-    + size), and where each key's run starts (``ptr``, length ``size + 1``)."""
-    ptr = np.zeros(size + 1, dtype=np.int64)
-    for key in keys:
-        ptr[key + 1] += 1
-    for k in range(size):
-        ptr[k + 1] += ptr[k]
+def _centre_queries(n, reach, x, edge_length, ptr_s, nodes_s, row_s, ptr_t, nodes_t, row_t):
+    """Each node's ball radius (-1 where it serves no query) and the queries it serves, CSR
+    by node (``queries[ptr[a]:ptr[a + 1]]``, in query order): those with it in the source
+    support, then those with it as ``x``. The radius of ``a`` is the largest over its queries
+    of ``h(a) + (ℓ(x, y) + max h over the target support)``, or ``ℓ(x, y)`` for ``x``'s own."""
+    radius = np.full(n, -1.0)
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    for k in range(x.size):
+        far = 0.0
+        for t in range(ptr_t[row_t[k]], ptr_t[row_t[k] + 1]):
+            far = max(far, reach[nodes_t[t]])
+        far = edge_length[k] + far
+        for e in range(ptr_s[row_s[k]], ptr_s[row_s[k] + 1]):
+            a = nodes_s[e]
+            radius[a] = max(radius[a], reach[a] + far)
+            ptr[a + 1] += 1
+        radius[x[k]] = max(radius[x[k]], edge_length[k])
+        ptr[x[k] + 1] += 1
+    for a in range(n):
+        ptr[a + 1] += ptr[a]
     cursor = ptr[:-1].copy()
-    order = np.empty(keys.size, dtype=np.int64)
-    for i in range(keys.size):
-        order[cursor[keys[i]]] = i
-        cursor[keys[i]] += 1
-    return ptr, order
-
-
-def _ragged_index(ptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Flat indices of the entries of ``rows`` (in order) of a CSR table, and the row sizes."""
-    sizes = np.diff(ptr)[rows]
-    starts = ptr[rows] - np.r_[0, np.cumsum(sizes)[:-1]]
-    return np.repeat(starts, sizes) + np.arange(sizes.sum()), sizes
+    queries = np.empty(ptr[-1], dtype=np.int64)
+    for k in range(x.size):
+        for e in range(ptr_s[row_s[k]], ptr_s[row_s[k] + 1]):
+            queries[cursor[nodes_s[e]]] = k
+            cursor[nodes_s[e]] += 1
+    for k in range(x.size):
+        queries[cursor[x[k]]] = k
+        cursor[x[k]] += 1
+    return radius, ptr, queries
 
 
 def _edge_lengths(graph: _Graph, x: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -289,12 +289,34 @@ def test_balanced_chunks_deal_every_group_once():
     assert abs(share[:8].sum() - share[8:].sum()) <= 0.03 * work.sum()
 
 
-def test_counting_order_is_a_stable_sort():
+def test_centre_queries_radii_and_lists():
+    """Each node's ball radius and the queries it serves, against a plain loop."""
     module = importlib.import_module("rewirekit.algorithms.ollivier_ricci")
-    keys = np.random.default_rng(1).integers(0, 50, 2000)
-    ptr, order = module._counting_order(keys, 60)  # keys 50..59 never occur
-    np.testing.assert_array_equal(order, np.argsort(keys, kind="stable"))
-    np.testing.assert_array_equal(np.diff(ptr), np.bincount(keys, minlength=60))
+    rng = np.random.default_rng(1)
+    n, k = 40, 25
+    reach = rng.uniform(0.1, 1.0, n)
+    x = rng.integers(0, n, k)
+    length = rng.uniform(0.1, 1.0, k)
+    sizes = rng.integers(1, 5, 2 * k)
+    ptr = np.r_[0, np.cumsum(sizes)]
+    nodes = rng.integers(0, n, ptr[-1])
+    rows_s, rows_t = np.arange(k), np.arange(k, 2 * k)
+    radius, node_ptr, queries = module._centre_queries(
+        n, reach, x, length, ptr, nodes, rows_s, ptr, nodes, rows_t
+    )
+    expected_radius = np.full(n, -1.0)
+    expected = [[] for _ in range(n)]
+    for q in range(k):
+        far = length[q] + max(0.0, reach[nodes[ptr[rows_t[q]] : ptr[rows_t[q] + 1]]].max())
+        for a in nodes[ptr[rows_s[q]] : ptr[rows_s[q] + 1]]:
+            expected_radius[a] = max(expected_radius[a], reach[a] + far)
+            expected[a].append(q)
+    for q in range(k):
+        expected_radius[x[q]] = max(expected_radius[x[q]], length[q])
+        expected[x[q]].append(q)
+    np.testing.assert_array_equal(radius, expected_radius)
+    for a in range(n):
+        assert queries[node_ptr[a] : node_ptr[a + 1]].tolist() == expected[a]
 
 
 def test_bit_block_transpose_and_distinct_rows():
