@@ -804,11 +804,14 @@ def _transport_kernel(
                     dxy[k] = _ball_distance(ball_ptr, ball_nodes, ball_dist, ball_of[x[k]], y[k])
                     if stages < 2:
                         continue
+                    cols = np.empty(t_nodes.size, dtype=np.int64)
+                    for j in range(t_nodes.size):
+                        cols[j] = col_of[t_nodes[j]]
                     cost = np.empty((s_nodes.size, t_nodes.size))
                     for i in range(s_nodes.size):
                         r = row_of[s_nodes[i]]
                         for j in range(t_nodes.size):
-                            cost[i, j] = table[r, col_of[t_nodes[j]]]
+                            cost[i, j] = table[r, cols[j]]
                     if stages >= 3:
                         w1[k] = _emd(s_mass, t_mass, cost, stages >= 4)
                 for v in universe:
