@@ -20,13 +20,12 @@ Any other dataset name runs the same way (``run runs/lb_c.db cora --trials 5``);
 gcn`` and ``--models gprgnn`` split one dataset over two processes (two stores, each with its
 own ``none`` cell to pair with), and ``--methods`` shares one model's cells further (each
 process still tunes ``none`` first; the seeded studies give equal rows, and the merge keeps
-the first store's). ``merge
-... --drop chameleon`` leaves a dataset's rows out (one whose cells are not all done yet).
-A later run with more trials extends the same studies (Optuna's seeded TPE sampler proposes the
-same first ``T`` parameter sets). Each ``run`` prints its wall time; a killed run resumes
-from its store, and a store rebuilt from the committed CSV (``ResultStore.import_csv``)
-resumes too, as the seeded studies ask the same parameters again and find their rows
-stored.
+the first store's). ``merge ... --drop chameleon`` leaves a dataset's rows out (one whose
+cells are not all done yet). A later run with more trials extends the same studies (Optuna's
+seeded TPE sampler proposes the same first ``T`` parameter sets). Each ``run`` prints its
+wall time; a killed run resumes from its store, and a store rebuilt from the committed CSV
+(``ResultStore.import_csv``) resumes too, as the seeded studies ask the same parameters
+again and find their rows stored.
 """
 
 from __future__ import annotations
