@@ -531,15 +531,16 @@ def _balls(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Dijkstra balls of the nodes that need distances: every source support node and every
     ``x``. The radius of node ``a`` covers all its targets ``b`` on query edges ``(x, y)``:
-    ``d(a, b) <= h(a) + ℓ(x, y) + h(b)`` with ``h`` the longest incident length, because ``a``
-    and ``b`` lie within one edge of an endpoint."""
+    ``d(a, b) <= min(h(a), H) + ℓ(x, y) + H`` with ``h`` the longest incident length and
+    ``H = max(h(x), h(y))``, because ``a`` and ``b`` lie within one edge of an endpoint. The
+    searches read each node's edges shortest first (``_by_length``)."""
     n = graph.num_nodes
     rows = np.repeat(np.arange(n), np.diff(graph.indptr))
     reach = np.zeros(n)
     np.maximum.at(reach, rows, graph.lengths)
     edge_length = _edge_lengths(graph, x, y)
     radius, node_ptr, queries = _centre_queries(
-        n, reach, x, edge_length, ptr_s, nodes_s, source_row, ptr_t, nodes_t, target_row
+        n, reach, x, y, edge_length, ptr_s, nodes_s, source_row
     )
     centres = np.flatnonzero(radius >= 0)  # exactly the nodes that serve a query
     # Dijkstra sums a path's lengths in path order, the bound above in another order: one ulp
@@ -549,29 +550,29 @@ def _balls(
     ball_of[centres] = np.arange(centres.size)
     query_ptr = np.r_[node_ptr[centres], node_ptr[-1]]
     chunks = min(centres.size, 8 * numba.get_num_threads())
+    shortest_first = _by_length(graph.indptr, graph.lengths)
     ptr, nodes, dist = _dijkstra_balls(
-        graph.indptr, graph.indices, graph.lengths, centres, radius[centres],
+        graph.indptr, graph.indices[shortest_first], graph.lengths[shortest_first], centres,
+        radius[centres],
         query_ptr, queries, y, ptr_t, nodes_t, target_row, chunks,
     )  # fmt: skip
     return ptr, nodes, dist, ball_of
 
 
 @numba.njit(cache=True)
-def _centre_queries(n, reach, x, edge_length, ptr_s, nodes_s, row_s, ptr_t, nodes_t, row_t):
+def _centre_queries(n, reach, x, y, edge_length, ptr_s, nodes_s, row_s):
     """Each node's ball radius (-1 where it serves no query) and the queries it serves, CSR
     by node (``queries[ptr[a]:ptr[a + 1]]``, in query order): those with it in the source
     support, then those with it as ``x``. The radius of ``a`` is the largest over its queries
-    of ``h(a) + (ℓ(x, y) + max h over the target support)``, or ``ℓ(x, y)`` for ``x``'s own."""
+    of ``min(h(a), H) + ℓ(x, y) + H`` with ``H = max(h(x), h(y))``, or ``ℓ(x, y)`` for
+    ``x``'s own."""
     radius = np.full(n, -1.0)
     ptr = np.zeros(n + 1, dtype=np.int64)
     for k in range(x.size):
-        far = 0.0
-        for t in range(ptr_t[row_t[k]], ptr_t[row_t[k] + 1]):
-            far = max(far, reach[nodes_t[t]])
-        far = edge_length[k] + far
+        far = max(reach[x[k]], reach[y[k]])
         for e in range(ptr_s[row_s[k]], ptr_s[row_s[k] + 1]):
             a = nodes_s[e]
-            radius[a] = max(radius[a], reach[a] + far)
+            radius[a] = max(radius[a], min(reach[a], far) + edge_length[k] + far)
             ptr[a + 1] += 1
         radius[x[k]] = max(radius[x[k]], edge_length[k])
         ptr[x[k] + 1] += 1
@@ -589,6 +590,18 @@ def _centre_queries(n, reach, x, edge_length, ptr_s, nodes_s, row_s, ptr_t, node
     return radius, ptr, queries
 
 
+@numba.njit(parallel=True, cache=True)
+def _by_length(indptr, lengths):
+    """The CSR entries reordered so that each node's edges come shortest first (a
+    permutation of ``[0, E)``): a search then stops reading a node's edges at the first one
+    that leaves its ball."""
+    order = np.empty(lengths.size, dtype=np.int64)
+    for v in numba.prange(indptr.size - 1):
+        start = indptr[v]
+        order[start : indptr[v + 1]] = start + np.argsort(lengths[start : indptr[v + 1]])
+    return order
+
+
 def _edge_lengths(graph: _Graph, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Length of the edge ``(x_k, y_k)`` (each must be an edge)."""
     pos = np.searchsorted(graph.keys, x * graph.num_nodes + y)
@@ -602,10 +615,14 @@ def _dijkstra_one(
 ):  # fmt: skip
     """Distances from ``source`` to the ``wanted`` nodes ``v`` with ``want[v] == stamp``, by
     Dijkstra pruned at ``radius`` and stopped once all are settled; they go to
-    ``out_v``/``out_d`` in settle order (returns their count). The heap holds each reached
-    node once (``slot[v]``: its place; a shorter path moves it up), so no stale entry is
-    ever popped. ``dist`` is scratch of +inf, restored on exit; ``slot`` is scratch, read
-    only for nodes in the heap."""
+    ``out_v``/``out_d`` in settle order (returns their count). Each node's edges must come
+    shortest first: the first one past the limit ends its scan. Once every wanted node has
+    been reached, the limit drops to the largest of the distances they were first reached
+    at: a node farther out cannot shorten the path to any of them (lengths are
+    non-negative, and a sum of them never falls as terms are added). The heap holds each
+    reached node once (``slot[v]``: its place; a shorter path moves it up), so no stale
+    entry is ever popped. ``dist`` is scratch of +inf, restored on exit; ``slot`` is scratch,
+    read only for nodes in the heap."""
     found = 0
     reached = 1
     touched[0] = source
@@ -614,6 +631,9 @@ def _dijkstra_one(
     heap_v[0] = source
     slot[source] = 0
     size = 1
+    limit = radius
+    unreached = wanted - (want[source] == stamp)  # wanted nodes not in the heap yet
+    first_far = 0.0  # the largest distance a wanted node was first reached at
     while size > 0 and found < wanted:
         d = heap_d[0]
         v = heap_v[0]
@@ -638,16 +658,25 @@ def _dijkstra_one(
             out_v[found] = v
             out_d[found] = d
             found += 1
+            if found == wanted:
+                break
         dist[v] = -1.0 - d  # settled
         for k in range(indptr[v], indptr[v + 1]):
-            u = indices[k]
             nd = d + lengths[k]
-            if nd <= radius and (dist[u] >= 0 and nd < dist[u]):
+            if nd > limit:
+                break
+            u = indices[k]
+            if dist[u] >= 0 and nd < dist[u]:
                 if dist[u] == np.inf:
                     touched[reached] = u
                     reached += 1
                     i = size
                     size += 1
+                    if want[u] == stamp:
+                        first_far = max(first_far, nd)
+                        unreached -= 1
+                        if unreached == 0:
+                            limit = min(limit, first_far)
                 else:
                     i = slot[u]
                 dist[u] = nd
@@ -1269,52 +1298,35 @@ def _take(i, j, left, rest_p, rest_q, row_on, col_on, bi, bj, flow):
 
 
 @numba.njit(cache=True)
-def _basis_tree(m, n, bi, bj, parent, parent_cell):
-    """Parent pointers of the basis spanning tree rooted at row 0 (rows are tree nodes
-    ``0..m-1``, columns ``m..m+n-1``; ``parent_cell[t]`` is the basic cell joining ``t`` to
-    its parent), by breadth-first search over the basic cells."""
-    nodes = m + n
-    cells = nodes - 1
-    adj_ptr = np.zeros(nodes + 1, dtype=np.int64)
-    for k in range(cells):
-        adj_ptr[bi[k] + 1] += 1
-        adj_ptr[m + bj[k] + 1] += 1
-    for t in range(nodes):
-        adj_ptr[t + 1] += adj_ptr[t]
-    cursor = adj_ptr[:-1].copy()
-    adj = np.empty(2 * cells, dtype=np.int64)
-    for k in range(cells):
-        adj[cursor[bi[k]]] = k
-        cursor[bi[k]] += 1
-        adj[cursor[m + bj[k]]] = k
-        cursor[m + bj[k]] += 1
+def _greedy_tree(m, n, bi, bj, parent, parent_cell):
+    """Parent pointers of a greedy basis's spanning tree (rows are tree nodes ``0..m-1``,
+    columns ``m..m+n-1``; ``parent_cell[t]`` is the basic cell joining ``t`` to its parent),
+    read off the order the greedy took its cells in: each cell retired one line, which no
+    later cell touches, while its other line was retired later. So in reverse order each
+    cell hangs its retired line from the other, already in the tree; the last cell's row is
+    the root. Returns the root."""
+    last = m + n - 2
+    root = bi[last]
     parent[:] = -2
-    parent[0] = -1
-    queue = np.empty(nodes, dtype=np.int64)
-    queue[0] = 0
-    head, tail = 0, 1
-    while head < tail:
-        a = queue[head]
-        head += 1
-        for t in range(adj_ptr[a], adj_ptr[a + 1]):
-            k = adj[t]
-            b = m + bj[k] if a < m else bi[k]
-            if parent[b] != -2:
-                continue
-            parent[b] = a
-            parent_cell[b] = k
-            queue[tail] = b
-            tail += 1
+    parent[root] = -1
+    parent[m + bj[last]], parent_cell[m + bj[last]] = root, last
+    for k in range(last - 1, -1, -1):
+        row, column = bi[k], m + bj[k]
+        if parent[row] == -2:
+            parent[row], parent_cell[row] = column, k
+        else:
+            parent[column], parent_cell[column] = row, k
+    return root
 
 
 @numba.njit(cache=True)
-def _tree_duals(cost, m, bi, bj, parent, parent_cell, dual, stamp, stack, pivot):
+def _tree_duals(cost, m, bi, bj, root, parent, parent_cell, dual, stamp, stack, pivot):
     """Duals ``u_i + v_j = cost[i, j]`` on the basic cells (``dual[:m]`` = u, ``dual[m:]`` = v,
-    u_0 = 0): each node's dual follows from its parent's, so one walk up from every node not
-    yet stamped with ``pivot`` sets the whole tree in O(m + n)."""
-    stamp[0] = pivot
-    dual[0] = 0.0
-    for start in range(1, dual.size):
+    0 at ``root``): each node's dual follows from its parent's, so one walk up from every
+    node not yet stamped with ``pivot`` sets the whole tree in O(m + n)."""
+    stamp[root] = pivot
+    dual[root] = 0.0
+    for start in range(dual.size):
         top = 0
         t = start
         while stamp[t] != pivot:
@@ -1419,7 +1431,8 @@ def _first_negative(cost, dual, tol):
 
 @numba.njit(cache=True)
 def _simplex(cost, bi, bj, flow, scale):
-    """Transportation simplex from the basis ``(bi, bj, flow)``. The basis is a spanning tree
+    """Transportation simplex from the greedy basis ``(bi, bj, flow)``, its cells in the order
+    the greedy took them (``_greedy_tree``). The basis is a spanning tree
     kept as parent pointers and child lists: a pivot re-hangs the cut-off subtree on the
     entering cell by reversing one parent chain, and only that subtree's duals move: a walk
     over its child lists sets each from its parent's by ``_tree_duals``'s own formula, so the
@@ -1433,12 +1446,13 @@ def _simplex(cost, bi, bj, flow, scale):
     tol = 1e-12 * scale
     parent = np.empty(nodes, dtype=np.int64)
     parent_cell = np.empty(nodes, dtype=np.int64)
-    _basis_tree(m, n, bi, bj, parent, parent_cell)
+    root = _greedy_tree(m, n, bi, bj, parent, parent_cell)
     first_child = np.full(nodes, -1, dtype=np.int64)
     next_sib = np.full(nodes, -1, dtype=np.int64)
     prev_sib = np.full(nodes, -1, dtype=np.int64)
-    for t in range(1, nodes):
-        _attach(t, parent[t], first_child, next_sib, prev_sib)
+    for t in range(nodes):
+        if t != root:
+            _attach(t, parent[t], first_child, next_sib, prev_sib)
     dual = np.empty(nodes)
     stamp = np.full(nodes, -1, dtype=np.int64)
     seen = np.full(nodes, -1, dtype=np.int64)
@@ -1449,7 +1463,7 @@ def _simplex(cost, bi, bj, flow, scale):
     bland = False
     block = max(8, int(np.sqrt(m * n)))
     cursor = 0  # the row where the last pricing stopped
-    _tree_duals(cost, m, bi, bj, parent, parent_cell, dual, stamp, stack, 0)
+    _tree_duals(cost, m, bi, bj, root, parent, parent_cell, dual, stamp, stack, 0)
     for pivot in range(100 * nodes * nodes + 1000):
         if bland:
             best, ei, ej = _first_negative(cost, dual, tol)

@@ -295,21 +295,20 @@ def test_centre_queries_radii_and_lists():
     rng = np.random.default_rng(1)
     n, k = 40, 25
     reach = rng.uniform(0.1, 1.0, n)
-    x = rng.integers(0, n, k)
+    x, y = rng.integers(0, n, k), rng.integers(0, n, k)
     length = rng.uniform(0.1, 1.0, k)
-    sizes = rng.integers(1, 5, 2 * k)
+    sizes = rng.integers(1, 5, k)
     ptr = np.r_[0, np.cumsum(sizes)]
     nodes = rng.integers(0, n, ptr[-1])
-    rows_s, rows_t = np.arange(k), np.arange(k, 2 * k)
     radius, node_ptr, queries = module._centre_queries(
-        n, reach, x, length, ptr, nodes, rows_s, ptr, nodes, rows_t
+        n, reach, x, y, length, ptr, nodes, np.arange(k)
     )
     expected_radius = np.full(n, -1.0)
     expected = [[] for _ in range(n)]
     for q in range(k):
-        far = length[q] + max(0.0, reach[nodes[ptr[rows_t[q]] : ptr[rows_t[q] + 1]]].max())
-        for a in nodes[ptr[rows_s[q]] : ptr[rows_s[q] + 1]]:
-            expected_radius[a] = max(expected_radius[a], reach[a] + far)
+        far = max(reach[x[q]], reach[y[q]])
+        for a in nodes[ptr[q] : ptr[q + 1]]:
+            expected_radius[a] = max(expected_radius[a], min(reach[a], far) + length[q] + far)
             expected[a].append(q)
     for q in range(k):
         expected_radius[x[q]] = max(expected_radius[x[q]], length[q])
@@ -317,6 +316,19 @@ def test_centre_queries_radii_and_lists():
     np.testing.assert_array_equal(radius, expected_radius)
     for a in range(n):
         assert queries[node_ptr[a] : node_ptr[a + 1]].tolist() == expected[a]
+
+
+def test_edges_shortest_first():
+    module = importlib.import_module("rewirekit.algorithms.ollivier_ricci")
+    rng = np.random.default_rng(2)
+    indptr = np.r_[0, np.cumsum(rng.integers(0, 6, 30))]
+    lengths = rng.uniform(0.0, 1.0, indptr[-1])
+    order = module._by_length(indptr, lengths)
+    np.testing.assert_array_equal(np.sort(order), np.arange(lengths.size))
+    for v in range(30):
+        part = order[indptr[v] : indptr[v + 1]]
+        assert ((part >= indptr[v]) & (part < indptr[v + 1])).all()
+        assert (np.diff(lengths[part]) >= 0).all()
 
 
 def test_bit_block_transpose_and_distinct_rows():
