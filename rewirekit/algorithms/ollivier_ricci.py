@@ -31,8 +31,9 @@ How it is computed, without all-pairs distances and without a Python loop over e
    balls are the source's: a hub's ball is not scattered once per edge), and each source
    support node gets one Dijkstra ball holding just the nodes its edges need (counted
    first, then filled in one pass); the search is pruned at a radius that provably covers
-   them (``d(a, b) ≤ h(a) + ℓ(x, y) + h(b)``, ``h`` the longest incident length) and stops
-   once they are all settled.
+   them (``d(a, b) ≤ min(h(a), H) + ℓ(x, y) + H``, ``h`` the longest incident length and
+   ``H = max(h(x), h(y))``), lowered once all of them have been reached; it reads each
+   node's edges shortest first and stops once they are all settled.
 3. *Exact transport.* With hop costs, equal rows merge on their bitset words before any cost
    matrix exists, then equal columns on their codes over the merged rows (the row bitsets
    transposed 64 × 64 bits at a time); both through a hash table (masses added; exact). A
@@ -44,8 +45,11 @@ How it is computed, without all-pairs distances and without a Python loop over e
    lists (a pivot re-hangs one subtree by reversing a parent chain and shifts only that
    subtree's MODI duals), block pricing by rows, Bland's rule after a run of degenerate
    pivots. One support of size 1 is settled in closed form. Edges (groups of edges on hop
-   costs, dealt to the chunks by their estimated work) run in parallel (numba ``prange``);
-   each is solved on its own, so the thread count does not change the values.
+   costs, dealt to the chunks by their estimated work; on other costs, runs of neighbouring
+   groups) run in parallel (numba ``prange``); each is solved on its own, so the thread
+   count does not change the values. The nodes are first renumbered in reverse
+   Cuthill–McKee order, so that the work of neighbouring nodes, done in number order,
+   shares what the caches hold.
 
 Differences from GraphRicciCurvature: none in the values (up to floating-point rounding of an
 exact LP optimum). Self-loops are ignored, as there; a self-loop column of ``edge_index`` gets
