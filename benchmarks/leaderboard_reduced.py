@@ -16,7 +16,8 @@ share no study). The committed page ran with ``--trials 5`` (docs/leaderboard_ru
     rewirekit leaderboard --stored-only --rows docs/leaderboard.csv.gz \\
         --preamble docs/leaderboard_preamble.md
 
-Any other dataset name runs the same way (``run runs/lb_c.db cora --trials 5``); ``--models
+Any other dataset name runs the same way (``run runs/lb_c.db cora --trials 5``; ``csbm:0.5``
+is the small cSBM at φ = +0.5); ``--models
 gcn`` and ``--models gprgnn`` split one dataset over two processes (two stores, each with its
 own ``none`` cell to pair with), and ``--methods`` shares one model's cells further (each
 process still tunes ``none`` first; the seeded studies give equal rows, and the merge keeps
@@ -59,12 +60,21 @@ def run(
     methods: Sequence[str] = ORDER,
 ) -> None:
     torch.set_num_threads(1)
-    datasets = [csbm_dataset(CSBM, -0.5) if n == "csbm" else DatasetSpec.named(n) for n in names]
+    datasets = [_dataset(name) for name in names]
     ordered = [m for m in ORDER if m in methods]
     start = time.time()
     with ResultStore(store) as results:
         skipped = run_leaderboard(datasets, models, ordered, results, Protocol(trials=trials))
     print("skipped", skipped, "seconds", time.time() - start, flush=True)
+
+
+def _dataset(name: str) -> DatasetSpec:
+    """A named dataset, or the small cSBM: ``csbm`` at φ = −0.5, ``csbm:PHI`` at another angle."""
+    if name == "csbm":
+        return csbm_dataset(CSBM, -0.5)
+    if name.startswith("csbm:"):
+        return csbm_dataset(CSBM, float(name.removeprefix("csbm:")))
+    return DatasetSpec.named(name)
 
 
 def merge(target: str, stores: list[str], drop: Sequence[str] = ()) -> None:
@@ -88,7 +98,9 @@ def main(argv: list[str] | None = None) -> None:
     commands = parser.add_subparsers(dest="command", required=True)
     runner = commands.add_parser("run", help="run (or resume) the grid of some datasets")
     runner.add_argument("store")
-    runner.add_argument("datasets", nargs="+", help="dataset names; csbm: the small cSBM")
+    runner.add_argument(
+        "datasets", nargs="+", help="dataset names; csbm (or csbm:PHI): the small cSBM"
+    )
     runner.add_argument("--trials", type=int, default=Protocol.trials)
     runner.add_argument(
         "--models", nargs="+", default=MODELS, choices=MODELS,
