@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from filelock import FileLock
 from torch_geometric.data import Data, download_url
 from torch_geometric.datasets import (
     Actor,
@@ -177,15 +178,19 @@ def load(name: str, *, undirected: bool = True, cache_dir: str | os.PathLike | N
     key, spec = _lookup(name)
     cache = _cache_root(cache_dir)
     source = _offline_root()
-    if source is not None:
-        if not (source / spec.files).exists():
-            raise DatasetUnavailable(
-                f"dataset {key!r} is not in the offline folder {DATA_ENV}={source} "
-                f"(no {spec.files} there); unset {DATA_ENV} to let PyG download it into "
-                f"{cache}, or add its raw files to that folder."
-            )
-        _copy_once(source / spec.files, cache / spec.files)
-    data = spec.read(str(cache))
+    if source is not None and not (source / spec.files).exists():
+        raise DatasetUnavailable(
+            f"dataset {key!r} is not in the offline folder {DATA_ENV}={source} "
+            f"(no {spec.files} there); unset {DATA_ENV} to let PyG download it into "
+            f"{cache}, or add its raw files to that folder."
+        )
+    cache.mkdir(parents=True, exist_ok=True)
+    # One process at a time fills a dataset's cache: PyG writes processed/ in place, and a
+    # second process could read it half written.
+    with FileLock(str(cache / f".{key}.lock")):
+        if source is not None:
+            _copy_once(source / spec.files, cache / spec.files)
+        data = spec.read(str(cache))
     data.x, data.y = data.x.float(), data.y.long()
     data.edge_index = data.edge_index.long()
     data.name = key

@@ -5,6 +5,8 @@ of datasets that are not there are skipped, so nothing is ever downloaded.
 """
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -145,6 +147,28 @@ def test_leftovers_of_a_crashed_copy_do_not_block_loading(tmp_path):
     assert load("wisconsin", undirected=False, cache_dir=tmp_path).num_edges == 515
     entries = sorted(path.name for path in (tmp_path / "wisconsin").iterdir())
     assert entries == [".raw.crashed", "processed", "raw"]  # our own staging folder is gone
+
+
+def test_processes_loading_one_dataset_at_once_all_succeed(tmp_path):
+    """Two processes filling one fresh cache: neither reads the other's half-written files."""
+    require_offline("cora")
+    code = (
+        "import sys; from rewirekit.datasets import load; "
+        "print(load('cora', cache_dir=sys.argv[1]))"
+    )
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, str(tmp_path)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )  # fmt: skip
+        for _ in range(2)
+    ]
+    for run in runs:
+        out, err = run.communicate(timeout=300)
+        assert run.returncode == 0, err[-2000:]
+        assert "x=[2708, 1433]" in out
 
 
 def test_list_datasets_reports_every_loader(monkeypatch):
