@@ -491,9 +491,8 @@ def _in_local_order(
     """The graph, the query ends and the support nodes with the nodes renumbered in reverse
     Cuthill–McKee order (scipy): nodes close in the graph get close numbers, so the searches
     and tables of neighbouring nodes, which the kernels visit in number order, share what
-    the caches hold (the circles kNN graph of docs/orc_vs_graphricci.txt, numbered at
-    random, ran about 12% faster so). The values do not depend on the numbering, up to
-    rounding."""
+    the caches hold (docs/orc_vs_graphricci.txt: the circles kNN graph comes numbered at
+    random). The values do not depend on the numbering, up to rounding."""
     n = graph.num_nodes
     structure = sparse.csr_matrix(
         (np.ones(graph.indices.size, dtype=np.int8), graph.indices, graph.indptr), shape=(n, n)
@@ -686,8 +685,8 @@ def _by_length(indptr, lengths):
 
 @numba.njit(cache=True)
 def _argsort_short(values):
-    """``np.argsort(values)``, by insertion for the short rows of a sparse graph (a few times
-    faster there than numba's quicksort, which the long ones keep)."""
+    """``np.argsort(values)``, by insertion for the short rows of a sparse graph (cheaper there
+    than a general sort, which the long ones keep)."""
     if values.size > 32:
         return np.argsort(values)
     order = np.empty(values.size, dtype=np.int64)
