@@ -17,7 +17,7 @@ share no study). The committed page ran with ``--trials 5`` (docs/leaderboard_ru
         --preamble docs/leaderboard_preamble.md
 
 Any other dataset name runs the same way (``run runs/lb_c.db cora --trials 5``; ``csbm:0.5``
-is the small cSBM at φ = +0.5); ``--models
+is the full grid's cSBM, N = 1000 and F = 400, at φ = +0.5); ``--models
 gcn`` and ``--models gprgnn`` split one dataset over two processes (two stores, each with its
 own ``none`` cell to pair with), and ``--methods`` shares one model's cells further (each
 process still tunes ``none`` first; the seeded studies give equal rows, and the merge keeps
@@ -48,6 +48,8 @@ from rewirekit.methods import list_methods
 
 MODELS = ["gcn", "gprgnn"]
 CSBM = {"num_nodes": 400, "num_features": 100}
+#: The cSBM of the full grid (``rewirekit leaderboard``'s defaults), run at φ = ±0.5.
+FULL_GRID_CSBM = {"num_nodes": 1000, "num_features": 400}
 FIRST = ["none", "random", "jdr", "feast", "comfy", "digl", "fosr", "sdrf"]
 ORDER = FIRST + [m for m in list_methods() if m not in FIRST]
 
@@ -69,11 +71,12 @@ def run(
 
 
 def _dataset(name: str) -> DatasetSpec:
-    """A named dataset, or the small cSBM: ``csbm`` at φ = −0.5, ``csbm:PHI`` at another angle."""
+    """A named dataset; ``csbm``, the small cSBM at φ = −0.5; or ``csbm:PHI``, the full grid's
+    cSBM at angle PHI (``rewirekit leaderboard``'s size, :data:`FULL_GRID_CSBM`)."""
     if name == "csbm":
         return csbm_dataset(CSBM, -0.5)
     if name.startswith("csbm:"):
-        return csbm_dataset(CSBM, float(name.removeprefix("csbm:")))
+        return csbm_dataset(FULL_GRID_CSBM, float(name.removeprefix("csbm:")))
     return DatasetSpec.named(name)
 
 
@@ -99,7 +102,7 @@ def main(argv: list[str] | None = None) -> None:
     runner = commands.add_parser("run", help="run (or resume) the grid of some datasets")
     runner.add_argument("store")
     runner.add_argument(
-        "datasets", nargs="+", help="dataset names; csbm (or csbm:PHI): the small cSBM"
+        "datasets", nargs="+", help="dataset names; csbm: the small cSBM; csbm:PHI: the full grid's"
     )
     runner.add_argument("--trials", type=int, default=Protocol.trials)
     runner.add_argument(

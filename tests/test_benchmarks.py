@@ -671,8 +671,11 @@ def test_leaderboard_reduced_runs_a_subset_of_the_methods_in_order(monkeypatch, 
     script.main(["run", store, "texas", "--models", "gprgnn", "--methods", "proxy_delete", "jdr"])
     assert calls == [(["texas"], ["gprgnn"], ["jdr", "proxy_delete"])]
     script.main(["run", store, "csbm", "csbm:0.5", "--methods", "none"])
-    phis = [script.DatasetSpec.from_key(key).params["phi"] for key in calls[-1][0]]
-    assert phis == [-0.5, 0.5]
+    params = [script.DatasetSpec.from_key(key).params for key in calls[-1][0]]
+    assert [(p["num_nodes"], p["num_features"], p["phi"]) for p in params] == [
+        (400, 100, -0.5),
+        (1000, 400, 0.5),
+    ]
     with pytest.raises(SystemExit):
         script.main(["run", store, "texas", "--methods", "no_such_method"])
 
