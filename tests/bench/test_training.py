@@ -373,6 +373,14 @@ def test_prepare_row_normalises_only_when_configured():
     assert torch.equal(data.x, torch.tensor([[1.0, 3.0], [0.0, 0.0]]))
 
 
+def test_bangs_preset_row_normalises_only_the_citation_datasets():
+    preset = get_training_preset("bangs")
+    assert preset.config("cora", "gcn").normalize_features
+    assert preset.config("CiteSeer", "gcn").normalize_features
+    assert not preset.config("photo", "gcn").normalize_features
+    assert not preset.config("actor", "gcn").normalize_features
+
+
 def test_borf_preset_follows_the_borf_repository():
     config = get_training_preset("borf").config("cora", "gcn")
     assert (config.lr, config.weight_decay, config.hidden, config.dropout) == (1e-3, 0, 128, 0.5)

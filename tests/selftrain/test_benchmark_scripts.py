@@ -5,7 +5,9 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
+import torch
 
 from rewirekit.datasets import available_offline
 from rewirekit.selftrain import BANGS, ConfidenceSelfTraining
@@ -65,3 +67,44 @@ def test_speed_smoke(cora, tmp_path):
     text = _script("bangs_speed").main([*args.split(), "--out", str(out)])
     assert out.read_text() == text
     assert "median:" in text and "load before:" in text and "40 coalitions" in text
+
+
+def test_official_random_split_draws_as_the_official_generate_mask():
+    script = _script("bangs_reproduction")
+    train, val, test = script.official_random_split(1001, seed=910)
+    assert (int(train.sum()), int(val.sum()), int(test.sum())) == (50, 150, 801)
+    assert not (train & val).any() and bool((train | val | test).all())
+    # the official calls, on NumPy's global generator
+    np.random.seed(910)  # noqa: NPY002
+    official_train = np.random.choice(1001, 50, replace=False)  # noqa: NPY002
+    rest = np.setdiff1d(np.arange(1001), official_train)
+    official_val = np.random.choice(rest, 150, replace=False)  # noqa: NPY002
+    assert set(np.flatnonzero(train.numpy())) == set(official_train)
+    assert set(np.flatnonzero(val.numpy())) == set(official_val)
+    assert not torch.equal(script.official_random_split(1001, seed=911)[0], train)
+
+
+def test_reproduction_uses_the_random_split_off_planetoid(tmp_path, monkeypatch):
+    if not available_offline("texas"):
+        pytest.skip("texas is not in $REWIREKIT_DATA")
+    script = _script("bangs_reproduction")
+    small = {"st": ConfidenceSelfTraining(top_k=5, rounds=1)}
+    monkeypatch.setattr(script, "methods", lambda dataset, rounds: small)
+    drawn = []
+    official = script.official_random_split
+    monkeypatch.setattr(
+        script,
+        "official_random_split",
+        lambda num_nodes, seed: drawn.append((num_nodes, seed)) or official(num_nodes, seed),
+    )
+    table, out = tmp_path / "rows.csv", tmp_path / "report.md"
+    script.main(["--datasets", "texas", "--seeds", "910", "911", "--rounds", "1",
+                 "--max-epochs", "3", "--patience", "2", "--methods", "st",
+                 "--csv", str(table), "--out", str(out)])  # fmt: skip
+    with table.open() as handle:
+        rows = list(csv.DictReader(handle))
+    assert sorted((r["seed"], r["method"]) for r in rows) == [
+        ("910", "base"), ("910", "st"), ("911", "base"), ("911", "st")
+    ]  # fmt: skip
+    assert drawn == [(183, 910), (183, 911)]  # one split per seed, none public
+    assert {r["num_pseudo_labelled"] for r in rows if r["method"] == "st"} == {"5"}
