@@ -428,6 +428,13 @@ def leaderboard(
         help="Also write the rows as one self-contained HTML page: the leaderboard first, "
         "then rewirekit report's sections (every trial, pairs, each dataset's diagnosis).",
     ),
+    selftrain: str | None = typer.Option(
+        None,
+        "--selftrain",
+        help="Self-train every run, 'none' included, after the rewiring: bangs, st or m3s, "
+        "optionally with parameters ('st:rounds=5'). Its rows form a leaderboard of their "
+        "own; pass it again with --stored-only.",
+    ),
     threads: int = typer.Option(1, min=1, help="Torch threads."),
 ) -> None:
     """The fair leaderboard: every method x dataset x model under one protocol.
@@ -437,6 +444,7 @@ def leaderboard(
     'none' included; test accuracy paired against 'none', wins/ties/losses, average ranks,
     a Friedman test and the critical-difference diagram. Resumable: run it again to continue.
     The page is built from the stored rows alone, so --stored-only rebuilds it from the CSV.
+    With --selftrain, every run is also self-trained: the same question with self-training.
     """
     import tempfile
 
@@ -451,8 +459,12 @@ def leaderboard(
     from rewirekit.bench.sweep import csbm_dataset
     from rewirekit.datasets import list_datasets
     from rewirekit.methods import list_methods, method_class
+    from rewirekit.selftrain import get_self_trainer
 
     target = rows[0] if rows else Path("docs") / "leaderboard.csv.gz"
+    selftraining = parse_method(selftrain) if selftrain else None
+    if selftraining is not None:
+        get_self_trainer(selftraining.name, **selftraining.params)  # fails early on a typo
     if stored_only:
         if not rows:
             raise RewireError("--stored-only reads rows: pass --rows FILE.csv (repeatable).")
@@ -469,7 +481,12 @@ def leaderboard(
         size = {"num_nodes": csbm_nodes, "num_features": csbm_features}
         specs = [DatasetSpec.from_argument(n, undirected=undirected) for n in names]
         specs += [csbm_dataset(size, p) for p in phis]
-        protocol = Protocol(trials=trials, num_splits=splits, seeds=tuple(range(seeds)))
+        protocol = Protocol(
+            trials=trials,
+            num_splits=splits,
+            seeds=tuple(range(seeds)),
+            selftrain=selftraining,
+        )
         methods = [method_class(m).name for m in method] or list_methods()
         runner = _backend(backend, address)
         with ResultStore(store) as results, RichProgress(err_console) as progress:
@@ -483,14 +500,17 @@ def leaderboard(
             err_console.print(
                 f"skipped {skip.method} on {skip.dataset}, {skip.model}: {skip.reason}"
             )
-    board = build(records, Protocol.of(records))
+    board = build(records, Protocol.of(records, selftrain=selftraining))
     note = None if preamble is None else str(preamble)
     written = write_leaderboard(board, records, out, rows_file=str(target), preamble_file=note)
     if html is not None:
         from rewirekit.bench.html_report import write_report
 
         subtitle = f"rewirekit leaderboard · rows {target}"
-        written.append(write_report(html, records, title="The fair leaderboard", subtitle=subtitle))
+        page = write_report(
+            html, records, title="The fair leaderboard", subtitle=subtitle, selftrain=selftraining
+        )
+        written.append(page)
     console.print(f"{len(records)} rows; written: {', '.join(map(str, written))}", highlight=False)
 
 

@@ -32,7 +32,7 @@ from rewirekit.bench.html import Cell, Section, image, paragraph, table, write_p
 from rewirekit.bench.leaderboard_report import leaderboard_sections
 from rewirekit.bench.plots import plot_sweep
 from rewirekit.bench.report import SummaryRow, compare_to_baseline, summarize_records
-from rewirekit.bench.runner import DatasetSpec
+from rewirekit.bench.runner import DatasetSpec, MethodSpec
 from rewirekit.bench.store import RunRecord
 from rewirekit.datasets import DatasetUnavailable, get_split_preset, parse_csbm_key, standardize
 from rewirekit.diagnostics import diagnose
@@ -47,20 +47,26 @@ def write_report(
     subtitle: str = "",
     baseline: str = "none",
     diagnosis: bool = True,
+    selftrain: MethodSpec | None = None,
 ) -> Path:
     """Write the page of ``leading`` sections, then :func:`store_sections` of ``records``."""
-    sections = [*leading, *store_sections(records, baseline=baseline, diagnosis=diagnosis)]
+    sections = store_sections(records, baseline=baseline, diagnosis=diagnosis, selftrain=selftrain)
+    sections = [*leading, *sections]
     return write_page(path, title, sections, subtitle=subtitle)
 
 
 def store_sections(
-    records: Sequence[RunRecord], *, baseline: str = "none", diagnosis: bool = True
+    records: Sequence[RunRecord],
+    *,
+    baseline: str = "none",
+    diagnosis: bool = True,
+    selftrain: MethodSpec | None = None,
 ) -> list[Section]:
-    """The sections of the stored rows (see the module docstring); the leaderboard only when
-    the rows hold one, the sweep section only when they hold a cSBM sweep, the diagnosis
-    only with ``diagnosis``."""
+    """The sections of the stored rows (see the module docstring); the leaderboard (of the
+    rows self-trained by ``selftrain``) only when the rows hold one, the sweep section only
+    when they hold a cSBM sweep, the diagnosis only with ``diagnosis``."""
     rows = summarize_records(records)
-    sections = [*leaderboard_sections(records), summary_section(rows)]
+    sections = [*leaderboard_sections(records, selftrain), summary_section(rows)]
     sections.append(paired_section(records, baseline))
     sweeps = sweep_points(rows)
     if sweeps:

@@ -5,7 +5,9 @@ The protocol, the same for every (dataset, model, method) cell:
 * **Splits**: class-balanced random 60/20/20 (the ``dense`` preset), the same split ids for
   every method, ``num_splits`` of them, each trained with every seed of ``seeds``.
 * **Training**: the ``fair`` preset (:class:`~rewirekit.bench.presets.FairPreset`), whose
-  hyperparameters are tuned together with the method's.
+  hyperparameters are tuned together with the method's; with ``Protocol.selftrain`` every
+  run, ``none``'s included, is then self-trained on the rewired graph (BANGS, ST or M3S).
+  Such rows carry the self-training in their key and form a leaderboard of their own.
 * **Tuning**: ``trials`` Optuna trials (TPE) for every method, ``none`` included, over the
   method's :attr:`~rewirekit.methods.base.Rewirer.search_space` plus the model's
   (:func:`~rewirekit.bench.presets.model_space`); a trial's score is its mean validation
@@ -35,7 +37,14 @@ from scipy import stats
 
 from rewirekit.bench.backends import Backend, LocalBackend
 from rewirekit.bench.presets import TunedPreset, get_training_preset, model_space
-from rewirekit.bench.runner import BenchmarkSpec, DatasetSpec, MethodSpec, Progress, run_benchmark
+from rewirekit.bench.runner import (
+    BenchmarkSpec,
+    DatasetSpec,
+    MethodSpec,
+    Progress,
+    run_benchmark,
+    training_label,
+)
 from rewirekit.bench.stats import PairedComparison, Summary, paired_comparison, summarize
 from rewirekit.bench.store import ResultStore, RunKey, RunRecord
 from rewirekit.bench.tuning import study_storage, tune
@@ -54,21 +63,31 @@ ALPHA = 0.05
 
 @dataclass(frozen=True)
 class Protocol:
-    """The budget of a leaderboard, the same for every cell."""
+    """The budget of a leaderboard, the same for every cell, and the training's
+    self-training (``None``: plain training)."""
 
     trials: int = 20
     num_splits: int = 10
     seeds: tuple[int, ...] = (0, 1)
     sampler_seed: int = 0
+    selftrain: MethodSpec | None = None
 
     @classmethod
-    def of(cls, records: Iterable[RunRecord], sampler_seed: int = 0) -> Protocol:
-        """The protocol the fair rows of ``records`` were run under: their splits and
-        seeds, and as trials the most parameter sets evaluated in one cell (a cell whose
-        space ran out, or whose method refused sets, has fewer)."""
-        fair = [r for r in records if _is_fair(r.key.training_preset)]
+    def of(
+        cls,
+        records: Iterable[RunRecord],
+        sampler_seed: int = 0,
+        selftrain: MethodSpec | None = None,
+    ) -> Protocol:
+        """The protocol the fair rows of ``records`` (self-trained by ``selftrain``) were
+        run under: their splits and seeds, and as trials the most parameter sets evaluated
+        in one cell (a cell whose space ran out, or whose method refused sets, has fewer)."""
+        fair = [r for r in records if is_leaderboard_row(r.key, selftrain)]
         if not fair:
-            raise RewireError("no rows of the fair protocol to build a leaderboard from.")
+            training = training_label(TRAINING_PRESET, selftrain)
+            raise RewireError(
+                f"no rows of the fair protocol ({training}) to build a leaderboard from."
+            )
         seeds = tuple(sorted({r.key.seed for r in fair}))
         trials: dict[tuple[str, str, str], set[tuple[str, str]]] = defaultdict(set)
         for r in fair:
@@ -80,6 +99,7 @@ class Protocol:
             num_splits=max(r.key.split_id for r in fair) + 1,
             seeds=seeds,
             sampler_seed=sampler_seed,
+            selftrain=selftrain,
         )
 
     def __post_init__(self) -> None:
@@ -191,37 +211,35 @@ def _run_cell(
         model_space=model_space(model),
         seed=protocol.sampler_seed,
         progress=progress,
+        selftrain=protocol.selftrain,
     )
-    cell = _cell_records(store, dataset.key, model, method)
-    chosen = choose(cell, protocol.num_splits, first)
+    rows = store.records(dataset=dataset.key, model=model, method=method)
+    cell = [r for r in rows if is_leaderboard_row(r.key, protocol.selftrain)]
+    chosen = choose(cell, protocol.num_splits, first, protocol.selftrain)
     if rest:
         spec = BenchmarkSpec(
             datasets=[dataset],
             methods=[MethodSpec(method, chosen.params)],
             models=[model],
             split_preset=SPLIT_PRESET,
-            training_preset=chosen.training_preset,
+            training_preset=chosen.preset,
             num_splits=protocol.num_splits,
             seeds=tuple(rest),
+            selftrain=protocol.selftrain,
         )
         run_benchmark(spec, store)
 
 
-def _cell_records(store: ResultStore, dataset: str, model: str, method: str) -> list[RunRecord]:
-    return [
-        r
-        for r in store.records(dataset=dataset, model=model, method=method)
-        if is_leaderboard_row(r.key)
-    ]
-
-
-def _is_fair(training_preset: str) -> bool:
-    return training_preset.partition("{")[0] == TRAINING_PRESET
-
-
-def is_leaderboard_row(key: RunKey) -> bool:
-    """Whether a stored row is one of the fair protocol's: its splits and its training."""
-    return key.split_preset == SPLIT_PRESET and _is_fair(key.training_preset)
+def is_leaderboard_row(key: RunKey, selftrain: MethodSpec | None = None) -> bool:
+    """Whether a stored row is one of the fair protocol's: its splits, and as training the
+    ``fair`` preset (tuned or not) self-trained by ``selftrain`` (``None``: not at all)."""
+    suffix = training_label("", selftrain)
+    label = key.training_preset
+    if key.split_preset != SPLIT_PRESET or not label.endswith(suffix):
+        return False
+    preset = label[: len(label) - len(suffix)]
+    tuned = preset.startswith(TRAINING_PRESET + "{") and preset.endswith("}")
+    return preset == TRAINING_PRESET or tuned
 
 
 # -- selection ---------------------------------------------------------------------------------
@@ -235,18 +253,32 @@ class Selection:
     training_preset: str
     val_acc: float
     trials: int
+    selftrain: MethodSpec | None = None
+
+    @property
+    def preset(self) -> str:
+        """The training preset, without the self-training that ``training_preset`` (the
+        rows' key) names after it."""
+        suffix = training_label("", self.selftrain)
+        return self.training_preset[: len(self.training_preset) - len(suffix)]
 
     @property
     def model_params(self) -> dict:
         """The tuned model hyperparameters (read back from the training preset's name)."""
-        preset = get_training_preset(self.training_preset)
+        preset = get_training_preset(self.preset)
         return dict(preset.overrides) if isinstance(preset, TunedPreset) else {}
 
 
-def choose(records: Iterable[RunRecord], num_splits: int, seed: int) -> Selection:
+def choose(
+    records: Iterable[RunRecord],
+    num_splits: int,
+    seed: int,
+    selftrain: MethodSpec | None = None,
+) -> Selection:
     """The trial with the best mean validation accuracy over splits ``0..num_splits-1`` at
-    training seed ``seed``, among the trials with all of those rows. Ties go to the smaller
-    ``(params hash, training preset)``, so the choice depends on the rows alone."""
+    training seed ``seed``, among the trials with all of those rows (all self-trained by
+    ``selftrain``). Ties go to the smaller ``(params hash, training preset)``, so the choice
+    depends on the rows alone."""
     trials: dict[tuple[str, str], list[RunRecord]] = defaultdict(list)
     for r in records:
         if r.key.seed == seed and r.key.split_id < num_splits:
@@ -260,7 +292,7 @@ def choose(records: Iterable[RunRecord], num_splits: int, seed: int) -> Selectio
     scores = {k: float(np.mean([r.val_acc for r in rows])) for k, rows in complete.items()}
     best = min(scores, key=lambda k: (-scores[k], k))
     rows = complete[best]
-    return Selection(rows[0].params, best[0], best[1], scores[best], len(complete))
+    return Selection(rows[0].params, best[0], best[1], scores[best], len(complete), selftrain)
 
 
 # -- the tables --------------------------------------------------------------------------------
@@ -335,7 +367,8 @@ class Leaderboard:
 
 
 def leaderboard(records: Iterable[RunRecord], protocol: Protocol) -> Leaderboard:
-    """The leaderboard of the stored rows (only the rows of the fair protocol are read).
+    """The leaderboard of the stored rows (only the rows of the fair protocol, self-trained
+    as ``protocol.selftrain`` says, are read).
 
     The grid is what the rows hold: every dataset, model and method with a row. A cell of
     that grid without a complete chosen parameter set is listed in
@@ -343,7 +376,7 @@ def leaderboard(records: Iterable[RunRecord], protocol: Protocol) -> Leaderboard
     """
     by_cell: dict[tuple[str, str, str], list[RunRecord]] = defaultdict(list)
     for r in records:
-        if is_leaderboard_row(r.key):
+        if is_leaderboard_row(r.key, protocol.selftrain):
             by_cell[r.key.dataset, r.key.model, r.key.method].append(r)
     datasets = sorted({k[0] for k in by_cell})
     models = sorted({k[1] for k in by_cell})
@@ -354,7 +387,7 @@ def leaderboard(records: Iterable[RunRecord], protocol: Protocol) -> Leaderboard
     for key in ((d, mo, me) for d in datasets for mo in models for me in methods):
         rows = by_cell.get(key, [])
         try:
-            choice = choose(rows, protocol.num_splits, protocol.seeds[0])
+            choice = choose(rows, protocol.num_splits, protocol.seeds[0], protocol.selftrain)
         except RewireError:
             missing.append(Skipped(*key, _missing_reason(key[2])))
             continue

@@ -51,6 +51,12 @@ class MethodSpec:
         return f"{self.name}({args})" if args else self.name
 
     @property
+    def argument(self) -> str:
+        """The command-line form, ``name`` or ``name:key=value,...``."""
+        args = ",".join(f"{k}={v}" for k, v in sorted(self.params.items()))
+        return f"{self.name}:{args}" if args else self.name
+
+    @property
     def params_hash(self) -> str:
         return params_hash(self.params)
 
@@ -154,9 +160,15 @@ class BenchmarkSpec:
     @property
     def training_label(self) -> str:
         """The training preset as stored in each row's key, self-training included."""
-        if self.selftrain is None:
-            return self.training_preset
-        return f"{self.training_preset}+{self.selftrain.label}"
+        return training_label(self.training_preset, self.selftrain)
+
+
+def training_label(training_preset: str, selftrain: MethodSpec | None) -> str:
+    """The training of a row's key: the preset, then ``+`` and the self-training's label when
+    every run is self-trained (``"fair+bangs(top_k=70)"``)."""
+    if selftrain is None:
+        return training_preset
+    return f"{training_preset}+{selftrain.label}"
 
 
 class Progress(Protocol):

@@ -43,7 +43,13 @@ from optuna.trial import FrozenTrial, TrialState
 
 from rewirekit.bench.backends import Backend, run_benchmarks
 from rewirekit.bench.presets import tuned_preset_name
-from rewirekit.bench.runner import BenchmarkSpec, DatasetSpec, MethodSpec, Progress
+from rewirekit.bench.runner import (
+    BenchmarkSpec,
+    DatasetSpec,
+    MethodSpec,
+    Progress,
+    training_label,
+)
 from rewirekit.bench.store import ResultStore, RunRecord
 from rewirekit.datasets import DatasetUnavailable
 from rewirekit.errors import RewireError
@@ -160,6 +166,7 @@ def tune(
     seed: int = 0,
     progress: Progress | None = None,
     backend: Backend | None = None,
+    selftrain: MethodSpec | None = None,
 ) -> TuningResult:
     """Run (or resume) an Optuna search until ``trials`` distinct parameter sets are evaluated.
 
@@ -169,7 +176,8 @@ def tune(
     :func:`~rewirekit.bench.presets.tuned_preset_name`, so their rows are stored apart).
 
     The objective is the mean validation accuracy over splits ``0 .. num_splits-1`` and the
-    training ``seeds``; each evaluation runs in this process or on ``backend``. Fewer
+    training ``seeds``; each evaluation runs in this process or on ``backend``, and is
+    self-trained by ``selftrain`` after the rewiring when given (a study of its own). Fewer
     than ``trials`` sets are evaluated when a finite space runs out
     (:attr:`TuningResult.exhausted`) or when the method refuses ``3 * trials`` proposals in
     one call. Parameter sets the method refuses (``RewireError``) fail their trial, not the
@@ -189,7 +197,8 @@ def tune(
     if trials < 1 or num_splits < 1 or not seeds:
         raise RewireError("tuning needs at least one trial, one split and one seed.")
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    name = f"{method}|{dataset.key}|{split_preset}|{training_preset}|{model}|{num_splits}"
+    training = training_label(training_preset, selftrain)
+    name = f"{method}|{dataset.key}|{split_preset}|{training}|{model}|{num_splits}"
     if model_space or seeds != (0,):
         name += f"|model={sorted(model_space or {})}|seeds={list(seeds)}"
     storage = study_storage(store)
@@ -213,6 +222,7 @@ def tune(
             training_preset=tuned_preset_name(training_preset, model_params),
             num_splits=num_splits,
             seeds=seeds,
+            selftrain=selftrain,
         )
         return run_benchmarks([spec], store, backend=backend)
 

@@ -10,10 +10,11 @@ import pytest
 from typer.testing import CliRunner
 
 from rewirekit import RewireError
-from rewirekit.bench.leaderboard import Protocol, choose, leaderboard
+from rewirekit.bench.leaderboard import Protocol, choose, is_leaderboard_row, leaderboard
 from rewirekit.bench.leaderboard_report import to_markdown
 from rewirekit.bench.plots import _cliques
 from rewirekit.bench.presets import tuned_preset_name
+from rewirekit.bench.runner import MethodSpec, training_label
 from rewirekit.bench.store import RunKey, RunRecord, params_hash
 from rewirekit.cli import app
 
@@ -153,3 +154,58 @@ def test_the_committed_leaderboard_is_rebuilt_from_its_rows(tmp_path, monkeypatc
     assert result.exit_code == 0, result.output
     committed = (root / "docs" / "leaderboard.md").read_text(encoding="utf-8")
     assert (tmp_path / "leaderboard.md").read_text(encoding="utf-8") == committed
+
+
+def test_self_trained_rows_form_a_leaderboard_of_their_own():
+    st = MethodSpec("st", {"rounds": 1})
+    plain = _cell("a", "none", [0.5] * 4) + _cell("a", "m", [0.6] * 4)
+    trained = [
+        replace(r, key=replace(r.key, training_preset=training_label(r.key.training_preset, st)))
+        for r in _cell("a", "none", [0.7] * 4) + _cell("a", "m", [0.6] * 4)
+    ]
+    assert not any(is_leaderboard_row(r.key) for r in trained)
+    assert all(is_leaderboard_row(r.key, st) for r in trained)
+    assert not any(is_leaderboard_row(r.key, st) for r in plain)
+    boards = {
+        name: leaderboard(plain + trained, Protocol.of(plain + trained, selftrain=selftrain))
+        for name, selftrain in (("plain", None), ("st", st))
+    }
+    diffs = {name: b.cells[1].paired.mean_diff for name, b in boards.items()}
+    assert diffs == pytest.approx({"plain": 10.0, "st": -10.0})
+    choice = boards["st"].cells[0].choice
+    assert choice.training_preset.endswith("+st(rounds=1)")
+    assert choice.preset == tuned_preset_name("fair", {"lr": 0.01})
+    assert choice.model_params == {"lr": 0.01}
+    with pytest.raises(RewireError, match=r"fair\+m3s"):
+        Protocol.of(plain + trained, selftrain=MethodSpec("m3s"))
+
+
+def test_the_cli_self_trains_every_cell_and_rebuilds_that_page(tmp_path):
+    rows, first, second = tmp_path / "rows.csv", tmp_path / "run", tmp_path / "rebuilt"
+    grid = ["--csbm-phi", "0.5", "--csbm-nodes", "60", "--csbm-features", "8", "-m", "gcn"]
+    grid += ["--trials", "1", "--splits", "2", "--seeds", "2", "--method", "none"]
+    grid += ["--method", "random", "--selftrain", "st:rounds=1,top_k=5"]
+    runner = CliRunner()
+    result = runner.invoke(
+        app,
+        ["leaderboard", *grid, "--store", str(tmp_path / "lb.db"), "--rows", str(rows)]
+        + ["--out", str(first)],
+    )
+    assert result.exit_code == 0, result.output
+    written = rows.read_text().splitlines()
+    assert len(written) == 1 + 2 * 2 * 2  # methods x splits x seeds
+    assert all("+st(rounds=1,top_k=5)" in line for line in written[1:])
+    page = (first / "leaderboard.md").read_text()
+    assert page.startswith("# The fair leaderboard, self-trained by st(rounds=1,top_k=5)")
+    assert "--selftrain st:rounds=1,top_k=5" in page and "| random |" in page
+    again = runner.invoke(
+        app,
+        ["leaderboard", "--stored-only", "--rows", str(rows), "--out", str(second)]
+        + ["--selftrain", "st:rounds=1,top_k=5"],
+    )
+    assert again.exit_code == 0, again.output
+    assert (second / "leaderboard.md").read_text() == page
+    plain = runner.invoke(app, ["leaderboard", "--stored-only", "--rows", str(rows)])
+    assert plain.exit_code != 0 and "no rows of the fair protocol (fair)" in str(plain.exception)
+    typo = runner.invoke(app, ["leaderboard", *grid[:-1], "bangz", "--store", str(tmp_path / "x")])
+    assert typo.exit_code != 0 and "bangz" in str(typo.exception)
