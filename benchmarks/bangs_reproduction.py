@@ -238,7 +238,8 @@ def report(args: argparse.Namespace) -> str:
         "",
         "Deviations from the official scripts (time: a shared 2-core machine):",
         f"- rounds: {args.rounds} (official scripts: 40)"
-        + ("" if args.rounds >= 40 else " -- a deviation"),
+        + ("" if args.rounds >= 40 else " -- a deviation")
+        + ("; some runs made fewer (see Rounds run)" if _ended_early(rows, args.rounds) else ""),
         f"- training: at most {args.max_epochs} epochs, patience {args.patience} (official:"
         " 2000, 500)"
         + ("" if args.max_epochs >= 2000 and args.patience >= 500 else " -- a deviation"),
@@ -286,6 +287,7 @@ def report(args: argparse.Namespace) -> str:
                 f" [{cmp.ci_low:+.2f}, {cmp.ci_high:+.2f}] | {cmp.wins}/{cmp.losses}/{cmp.ties}"
                 f" | {_verdict(cmp.n, cmp.ci_low, cmp.ci_high)} |"
             )
+    lines += _rounds_lines(rows, args.rounds)
     lines += _m3s_lines(acc, datasets)
     lines += [
         "",
@@ -325,6 +327,45 @@ def report(args: argparse.Namespace) -> str:
             )
     lines += ["", f"Load when this report was written: `{_uptime()}`", ""]
     return "\n".join(lines)
+
+
+def _rounds_lines(rows: list[dict[str, str]], rounds: int) -> list[str]:
+    """The rounds each self-training run made, from the CSV: a run ends before ``rounds``
+    when no eligible node is left (``rewirekit.selftrain.self_train``)."""
+    lines = [
+        "",
+        f"## Rounds run (of {rounds} asked)",
+        "",
+        "A run ends before the rounds asked when no node is left to pseudo-label: in the"
+        " default mode every node that is neither a training nor a validation node then"
+        " carries a pseudo-label. From the CSV's `rounds_run` and `num_pseudo_labelled`, over"
+        " every row:",
+        "",
+        "| dataset | method | runs | rounds run | pseudo-labels per run | ended early |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    groups: dict[tuple[str, str], list[dict[str, str]]] = {}
+    for row in rows:
+        if row["method"] != "base":
+            groups.setdefault((row["dataset"], row["method"]), []).append(row)
+    for (dataset, method), group in sorted(groups.items()):
+        made = [int(r["rounds_run"]) for r in group]
+        picked = [int(r["num_pseudo_labelled"]) for r in group]
+        early = sum(m < rounds for m in made)
+        lines.append(
+            f"| {dataset} | {method} | {len(group)} | {_span(made)} | {_span(picked)} |"
+            f" {early} of {len(group)} |"
+        )
+    return lines
+
+
+def _ended_early(rows: list[dict[str, str]], rounds: int) -> bool:
+    return any(r["method"] != "base" and int(r["rounds_run"]) < rounds for r in rows)
+
+
+def _span(values: list[int]) -> str:
+    low, high = min(values), max(values)
+    return str(low) if low == high else f"{low}–{high}"
 
 
 def _m3s_lines(acc: dict[tuple[str, int, str], float], datasets: list[str]) -> list[str]:

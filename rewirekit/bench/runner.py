@@ -47,14 +47,17 @@ class MethodSpec:
 
     @property
     def label(self) -> str:
-        args = ",".join(f"{k}={v}" for k, v in sorted(self.params.items()))
-        return f"{self.name}({args})" if args else self.name
+        """The name with its parameters, ``name(key=value,...)``, as stored in keys."""
+        return f"{self.name}({self._args})" if self.params else self.name
 
     @property
     def argument(self) -> str:
         """The command-line form, ``name`` or ``name:key=value,...``."""
-        args = ",".join(f"{k}={v}" for k, v in sorted(self.params.items()))
-        return f"{self.name}:{args}" if args else self.name
+        return f"{self.name}:{self._args}" if self.params else self.name
+
+    @property
+    def _args(self) -> str:
+        return ",".join(f"{k}={v}" for k, v in sorted(self.params.items()))
 
     @property
     def params_hash(self) -> str:

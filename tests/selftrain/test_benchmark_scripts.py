@@ -61,6 +61,26 @@ def test_reproduction_smoke_resumes_and_reports(cora, tmp_path, monkeypatch):
     assert "rounds: 1 (official scripts: 40) -- a deviation" in report
 
 
+def test_the_report_counts_the_runs_that_ran_out_of_nodes(tmp_path):
+    script = _script("bangs_reproduction")
+    table, out = tmp_path / "rows.csv", tmp_path / "report.md"
+    fields = ["dataset", "seed", "method", "test_acc", "last_test_acc", "num_pseudo_labelled",
+              "pseudo_label_acc", "rounds_run", "pseudo_label_classes"]  # fmt: skip
+    made = {("base", 910): 0, ("st", 910): 40, ("base", 911): 0, ("st", 911): 21}
+    with table.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=fields)
+        writer.writeheader()
+        for (method, seed), rounds in made.items():
+            writer.writerow(dict(dataset="cora", seed=seed, method=method, test_acc=0.8,
+                                 last_test_acc=0.8, num_pseudo_labelled=100 * rounds,
+                                 pseudo_label_acc=0.9, rounds_run=rounds,
+                                 pseudo_label_classes="1;2"))  # fmt: skip
+    script.main(["--report-only", "--csv", str(table), "--out", str(out), "--rounds", "40"])
+    report = out.read_text()
+    assert "rounds: 40 (official scripts: 40); some runs made fewer (see Rounds run)" in report
+    assert "| cora | st | 2 | 21–40 | 2100–4000 | 1 of 2 |" in report
+
+
 def test_speed_smoke(cora, tmp_path):
     out = tmp_path / "speed.txt"
     args = "--repeats 1 --warmup 0 --teacher-epochs 2 --samples-per-node 20 --threads 1"
