@@ -115,18 +115,23 @@ def test_groups_within_the_critical_difference():
     assert _cliques([1.0, 2.5, 4.0], cd=1.0) == []
 
 
+def _run_grid(runner, grid, tmp_path, rows, out):
+    """``rewirekit leaderboard`` on ``grid`` into a fresh store; rows to ``rows``."""
+    result = runner.invoke(
+        app,
+        ["leaderboard", *grid, "--store", str(tmp_path / "lb.db"), "--rows", str(rows)]
+        + ["--out", str(out)],
+    )
+    assert result.exit_code == 0, result.output
+
+
 def test_the_cli_runs_a_two_dataset_grid_and_rebuilds_the_page_from_its_rows(tmp_path):
     rows, first, second = tmp_path / "rows.csv", tmp_path / "run", tmp_path / "rebuilt"
     grid = ["--csbm-phi", "-0.5", "--csbm-phi", "0.5", "--csbm-nodes", "60"]
     grid += ["--csbm-features", "8", "-m", "gcn", "--trials", "1", "--splits", "2"]
     grid += ["--seeds", "1", "--method", "none", "--method", "random", "--method", "fosr"]
     runner = CliRunner()
-    result = runner.invoke(
-        app,
-        ["leaderboard", *grid, "--store", str(tmp_path / "lb.db"), "--rows", str(rows)]
-        + ["--out", str(first)],
-    )
-    assert result.exit_code == 0, result.output
+    _run_grid(runner, grid, tmp_path, rows, first)
     html = tmp_path / "board.html"
     again = runner.invoke(
         app,
@@ -186,12 +191,7 @@ def test_the_cli_self_trains_every_cell_and_rebuilds_that_page(tmp_path):
     grid += ["--trials", "1", "--splits", "2", "--seeds", "2", "--method", "none"]
     grid += ["--method", "random", "--selftrain", "st:rounds=1,top_k=5"]
     runner = CliRunner()
-    result = runner.invoke(
-        app,
-        ["leaderboard", *grid, "--store", str(tmp_path / "lb.db"), "--rows", str(rows)]
-        + ["--out", str(first)],
-    )
-    assert result.exit_code == 0, result.output
+    _run_grid(runner, grid, tmp_path, rows, first)
     written = rows.read_text().splitlines()
     assert len(written) == 1 + 2 * 2 * 2  # methods x splits x seeds
     assert all("+st(rounds=1,top_k=5)" in line for line in written[1:])
