@@ -102,6 +102,10 @@ class Protocol:
             selftrain=selftrain,
         )
 
+    def pairs(self) -> list[tuple[int, int]]:
+        """Every run of a cell, as (split id, seed): the units of the paired comparisons."""
+        return [(s, seed) for s in range(self.num_splits) for seed in self.seeds]
+
     def __post_init__(self) -> None:
         if self.trials < 1 or self.num_splits < 2 or not self.seeds:
             raise RewireError(
@@ -307,6 +311,8 @@ class Cell:
             and the features as they were on every run (its stored rewire reports say so;
             say, a budget of 0 from a paper's grid): the cell then measures ``none``'s
             graph under other model hyperparameters.
+        accuracies: the test accuracy of each run, in the order of the protocol's
+            :meth:`~Protocol.pairs`.
     """
 
     dataset: str
@@ -317,14 +323,20 @@ class Cell:
     paired: PairedComparison | None
     rewire_seconds: float
     no_edits: bool = False
+    accuracies: tuple[float, ...] = ()
 
     @property
     def verdict(self) -> str:
-        """``"win"``, ``"loss"`` or ``"tie"`` against ``none``: whether the 95% CI of the
-        paired difference lies above zero, below it, or covers it."""
-        if self.paired is None or self.paired.ci_low <= 0 <= self.paired.ci_high:
-            return "tie"
-        return "win" if self.paired.ci_low > 0 else "loss"
+        """``"win"``, ``"loss"`` or ``"tie"`` against ``none``: see :func:`verdict`."""
+        return verdict(self.paired)
+
+
+def verdict(paired: PairedComparison | None) -> str:
+    """``"win"``, ``"loss"`` or ``"tie"``: whether the 95% CI of the paired difference lies
+    above zero, below it, or covers it (a tie without a comparison)."""
+    if paired is None or paired.ci_low <= 0 <= paired.ci_high:
+        return "tie"
+    return "win" if paired.ci_low > 0 else "loss"
 
 
 @dataclass(frozen=True)
@@ -381,7 +393,7 @@ def leaderboard(records: Iterable[RunRecord], protocol: Protocol) -> Leaderboard
     datasets = sorted({k[0] for k in by_cell})
     models = sorted({k[1] for k in by_cell})
     methods = _method_order({k[2] for k in by_cell})
-    pairs = [(s, seed) for s in range(protocol.num_splits) for seed in protocol.seeds]
+    pairs = protocol.pairs()
     chosen: dict[tuple[str, str, str], tuple[Selection, dict]] = {}
     missing = []
     for key in ((d, mo, me) for d in datasets for mo in models for me in methods):
@@ -411,11 +423,66 @@ def leaderboard(records: Iterable[RunRecord], protocol: Protocol) -> Leaderboard
         seconds = float(np.mean([picked[p].rewire_seconds for p in pairs]))
         no_edits = method != BASELINE and all(_unchanged(picked[p].rewire_report) for p in pairs)
         cells.append(
-            Cell(dataset, model, method, choice, summarize(accs), paired, seconds, no_edits)
+            Cell(
+                dataset,
+                model,
+                method,
+                choice,
+                summarize(accs),
+                paired,
+                seconds,
+                no_edits,
+                tuple(accs.tolist()),
+            )
         )
     friedman = [_friedman(cells, model, datasets) for model in models]
     standings = _standings(cells, models, methods, friedman)
     return Leaderboard(cells, standings, [f for f in friedman if f is not None], missing, protocol)
+
+
+@dataclass(frozen=True)
+class TrainingComparison:
+    """One cell trained two ways: self-trained against plain, each with its own tuned
+    choice, paired by split and seed (``paired``: self-trained − plain, in points)."""
+
+    dataset: str
+    model: str
+    method: str
+    plain: Summary
+    selftrained: Summary
+    paired: PairedComparison
+
+    @property
+    def verdict(self) -> str:
+        """Whether self-training wins, loses or ties (:func:`verdict`)."""
+        return verdict(self.paired)
+
+
+def compare_training(selftrained: Leaderboard, plain: Leaderboard) -> list[TrainingComparison]:
+    """Each cell of the self-trained leaderboard against the same cell of the plain one
+    (cells of only one of them are left out): does self-training add to the method?
+
+    Raises:
+        RewireError: when the two were not run on the same splits and seeds.
+    """
+    if selftrained.protocol.pairs() != plain.protocol.pairs():
+        raise RewireError(
+            "the self-trained and the plain leaderboard were run on other splits or seeds "
+            f"({selftrained.protocol.num_splits} splits x seeds {selftrained.protocol.seeds} "
+            f"against {plain.protocol.num_splits} x {plain.protocol.seeds}); run both alike."
+        )
+    by_key = {(c.dataset, c.model, c.method): c for c in plain.cells}
+    out = []
+    for cell in selftrained.cells:
+        other = by_key.get((cell.dataset, cell.model, cell.method))
+        if other is not None:
+            paired = paired_comparison(cell.accuracies, other.accuracies)
+            out.append(
+                TrainingComparison(
+                    cell.dataset, cell.model, cell.method, other.test, cell.test, paired
+                )
+            )
+    return out
 
 
 def _unchanged(report: dict | None) -> bool:

@@ -17,6 +17,8 @@ from rewirekit.bench.leaderboard import (
     Friedman,
     Leaderboard,
     Protocol,
+    TrainingComparison,
+    compare_training,
     describe_params,
     is_leaderboard_row,
     leaderboard,
@@ -24,6 +26,7 @@ from rewirekit.bench.leaderboard import (
 from rewirekit.bench.plots import plot_critical_difference, plot_paired_differences
 from rewirekit.bench.runner import MethodSpec
 from rewirekit.bench.store import RunRecord
+from rewirekit.errors import RewireError
 
 
 def write_leaderboard(
@@ -133,6 +136,7 @@ def to_markdown(
         ]
     for model, names in (figures or {}).items():
         lines += [f"![{model} {name}]({name})" for name in names] + [""]
+    lines += _training_comparison(board, records)
     if board.missing:
         lines += ["## Cells without a result", "", "| dataset | model | method | reason |"]
         lines += ["|---|---|---|---|"]
@@ -141,12 +145,49 @@ def to_markdown(
     return "\n".join(lines)
 
 
+def _training_comparison(board: Leaderboard, records: Sequence[RunRecord]) -> list[str]:
+    """For a self-trained leaderboard: each cell against its plain-training twin in the same
+    rows (``compare_training``), or why there is none."""
+    if board.protocol.selftrain is None:
+        return []
+    lines = ["## Self-training against plain training", ""]
+    plain_rows = [r for r in records if is_leaderboard_row(r.key)]
+    if not plain_rows:
+        return lines + [
+            "These rows hold no plain-training leaderboard to compare with: run the same "
+            "grid without `--selftrain` into the same store.",
+            "",
+        ]
+    try:
+        plain = leaderboard(plain_rows, Protocol.of(plain_rows))
+        comparisons = compare_training(board, plain)
+    except RewireError as err:
+        return lines + [f"Not compared: {err}", ""]
+    lines += [
+        "Δ = self-trained − plain test accuracy (%) of the same cell, paired by split and "
+        "seed, with its 95% CI; each training has its own tuned choice. *win*: the CI lies "
+        "above 0.",
+        "",
+        "| model | dataset | method | plain | self-trained | Δ [95% CI] | verdict |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for c in sorted(comparisons, key=_by_cell):
+        d = c.paired
+        lines.append(
+            f"| {c.model} | {c.dataset} | {c.method} | {c.plain.mean:.2f} | "
+            f"{c.selftrained.mean:.2f} | {d.mean_diff:+.2f} [{d.ci_low:+.2f}, {d.ci_high:+.2f}]"
+            f" | {c.verdict} |"
+        )
+    return lines + [""]
+
+
 def _model_cells(board: Leaderboard, model: str) -> list[Cell]:
     """The cells of one model, by dataset, ``none`` first, then by method."""
-    return sorted(
-        (c for c in board.cells if c.model == model),
-        key=lambda c: (c.dataset, c.method != BASELINE, c.method),
-    )
+    return sorted((c for c in board.cells if c.model == model), key=_by_cell)
+
+
+def _by_cell(c: Cell | TrainingComparison) -> tuple[str, str, bool, str]:
+    return (c.model, c.dataset, c.method != BASELINE, c.method)
 
 
 def _friedman_text(f: Friedman) -> str:

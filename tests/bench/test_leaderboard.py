@@ -10,7 +10,13 @@ import pytest
 from typer.testing import CliRunner
 
 from rewirekit import RewireError
-from rewirekit.bench.leaderboard import Protocol, choose, is_leaderboard_row, leaderboard
+from rewirekit.bench.leaderboard import (
+    Protocol,
+    choose,
+    compare_training,
+    is_leaderboard_row,
+    leaderboard,
+)
 from rewirekit.bench.leaderboard_report import to_markdown
 from rewirekit.bench.plots import _cliques
 from rewirekit.bench.presets import tuned_preset_name
@@ -183,6 +189,14 @@ def test_self_trained_rows_form_a_leaderboard_of_their_own():
     assert choice.model_params == {"lr": 0.01}
     with pytest.raises(RewireError, match=r"fair\+m3s"):
         Protocol.of(plain + trained, selftrain=MethodSpec("m3s"))
+    gains = compare_training(boards["st"], boards["plain"])
+    assert [(g.method, g.paired.mean_diff, g.verdict) for g in gains] == [
+        ("none", pytest.approx(20.0), "win"),
+        ("m", pytest.approx(0.0), "tie"),
+    ]
+    fewer = leaderboard(plain, replace(PROTOCOL, seeds=(0,)))
+    with pytest.raises(RewireError, match="other splits or seeds"):
+        compare_training(boards["st"], fewer)
 
 
 def test_the_cli_self_trains_every_cell_and_rebuilds_that_page(tmp_path):
@@ -198,14 +212,17 @@ def test_the_cli_self_trains_every_cell_and_rebuilds_that_page(tmp_path):
     page = (first / "leaderboard.md").read_text()
     assert page.startswith("# The fair leaderboard, self-trained by st(rounds=1,top_k=5)")
     assert "--selftrain st:rounds=1,top_k=5" in page and "| random |" in page
-    again = runner.invoke(
-        app,
-        ["leaderboard", "--stored-only", "--rows", str(rows), "--out", str(second)]
-        + ["--selftrain", "st:rounds=1,top_k=5"],
-    )
+    assert "These rows hold no plain-training leaderboard" in page
+    rebuild = ["leaderboard", "--stored-only", "--rows", str(rows), "--out", str(second)]
+    again = runner.invoke(app, [*rebuild, "--selftrain", "st:rounds=1,top_k=5"])
     assert again.exit_code == 0, again.output
     assert (second / "leaderboard.md").read_text() == page
     plain = runner.invoke(app, ["leaderboard", "--stored-only", "--rows", str(rows)])
     assert plain.exit_code != 0 and "no rows of the fair protocol (fair)" in str(plain.exception)
+    _run_grid(runner, grid[:-2], tmp_path, rows, tmp_path / "plain")  # the same store
+    both = runner.invoke(app, [*rebuild, "--selftrain", "st:rounds=1,top_k=5"])
+    assert both.exit_code == 0, both.output
+    compared = (second / "leaderboard.md").read_text().split("## Self-training against")[1]
+    assert "| gcn | csbm(n=60,f=8,phi=+0.500,seed=0) | random |" in compared
     typo = runner.invoke(app, ["leaderboard", *grid[:-1], "bangz", "--store", str(tmp_path / "x")])
     assert typo.exit_code != 0 and "bangz" in str(typo.exception)
