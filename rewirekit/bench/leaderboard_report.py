@@ -147,31 +147,20 @@ def to_markdown(
 
 def _training_comparison(board: Leaderboard, records: Sequence[RunRecord]) -> list[str]:
     """For a self-trained leaderboard: each cell against its plain-training twin in the same
-    rows (``compare_training``), or why there is none."""
+    rows (:func:`plain_comparisons`), or why there is none."""
     if board.protocol.selftrain is None:
         return []
     lines = ["## Self-training against plain training", ""]
-    plain_rows = [r for r in records if is_leaderboard_row(r.key)]
-    if not plain_rows:
-        return lines + [
-            "These rows hold no plain-training leaderboard to compare with: run the same "
-            "grid without `--selftrain` into the same store.",
-            "",
-        ]
-    try:
-        plain = leaderboard(plain_rows, Protocol.of(plain_rows))
-        comparisons = compare_training(board, plain)
-    except RewireError as err:
-        return lines + [f"Not compared: {err}", ""]
+    comparisons = plain_comparisons(board, records)
+    if isinstance(comparisons, str):
+        return lines + [comparisons, ""]
     lines += [
-        "Δ = self-trained − plain test accuracy (%) of the same cell, paired by split and "
-        "seed, with its 95% CI; each training has its own tuned choice. *win*: the CI lies "
-        "above 0.",
+        COMPARISON_LEAD,
         "",
         "| model | dataset | method | plain | self-trained | Δ [95% CI] | verdict |",
         "|---|---|---|---|---|---|---|",
     ]
-    for c in sorted(comparisons, key=_by_cell):
+    for c in comparisons:
         d = c.paired
         lines.append(
             f"| {c.model} | {c.dataset} | {c.method} | {c.plain.mean:.2f} | "
@@ -179,6 +168,31 @@ def _training_comparison(board: Leaderboard, records: Sequence[RunRecord]) -> li
             f" | {c.verdict} |"
         )
     return lines + [""]
+
+
+COMPARISON_LEAD = (
+    "Δ = self-trained − plain test accuracy (%) of the same cell, paired by split and seed, "
+    "with its 95% CI; each training has its own tuned choice. *win*: the CI lies above 0."
+)
+
+
+def plain_comparisons(
+    board: Leaderboard, records: Sequence[RunRecord]
+) -> list[TrainingComparison] | str:
+    """The cells of the self-trained ``board`` against the plain leaderboard of the same
+    ``records`` (:func:`~rewirekit.bench.leaderboard.compare_training`), in table order; or
+    a sentence saying why they cannot be compared."""
+    plain_rows = [r for r in records if is_leaderboard_row(r.key)]
+    if not plain_rows:
+        return (
+            "These rows hold no plain-training leaderboard to compare with: run the same "
+            "grid without `--selftrain` into the same store."
+        )
+    try:
+        plain = leaderboard(plain_rows, Protocol.of(plain_rows))
+        return sorted(compare_training(board, plain), key=_by_cell)
+    except RewireError as err:
+        return f"Not compared: {err}"
 
 
 def _model_cells(board: Leaderboard, model: str) -> list[Cell]:
@@ -283,7 +297,37 @@ def leaderboard_sections(
     board = leaderboard(fair, Protocol.of(fair, selftrain=selftrain))
     if not board.cells:
         return []
-    return [_standings_section(board)] + [_cells_section(board, m) for m in _models(board)]
+    sections = [_standings_section(board)] + [_cells_section(board, m) for m in _models(board)]
+    if selftrain is not None:
+        sections.append(_comparison_section(board, records))
+    return sections
+
+
+def _comparison_section(board: Leaderboard, records: Sequence[RunRecord]) -> html.Section:
+    comparisons = plain_comparisons(board, records)
+    if isinstance(comparisons, str):
+        text = html.paragraph(comparisons.replace("`", ""))
+        return html.Section("Self-training against plain training", text)
+    headers = ["model", "dataset", "method", "plain (%)", "self-trained (%)", "Δ", "95% CI"]
+    headers.append("verdict")
+    rows = [
+        (
+            c.model,
+            c.dataset,
+            c.method,
+            html.Cell(f"{c.plain.mean:.2f}", c.plain.mean),
+            html.Cell(f"{c.selftrained.mean:.2f}", c.selftrained.mean),
+            html.Cell(f"{c.paired.mean_diff:+.2f}", c.paired.mean_diff),
+            f"[{c.paired.ci_low:+.2f}, {c.paired.ci_high:+.2f}]",
+            c.verdict,
+        )
+        for c in comparisons
+    ]
+    return html.Section(
+        "Self-training against plain training",
+        html.table(headers, rows),
+        lead=COMPARISON_LEAD.replace("*", ""),
+    )
 
 
 def _standings_section(board: Leaderboard) -> html.Section:
@@ -312,7 +356,7 @@ def _standings_section(board: Leaderboard) -> html.Section:
         "".join(parts),
         lead=f"The fair protocol: {p.num_splits} random 60/20/20 splits, each with training "
         f"seeds {', '.join(map(str, p.seeds))}; {p.trials} Optuna trials per cell, the same "
-        "for every method. "
+        f"for every method.{_selftraining(p).replace('`', '')} "
         f"Wins / ties / losses against {BASELINE} by the 95% CI of the paired difference; "
         "average rank of test accuracy (1 = best).",
     )
