@@ -224,7 +224,10 @@ def test_the_cli_self_trains_every_cell_and_rebuilds_that_page(tmp_path):
     both = runner.invoke(app, [*rebuild, "--selftrain", "st:rounds=1,top_k=5", "--html", html])
     assert both.exit_code == 0, both.output
     shown = html.read_text()
-    assert 'id="self-training-against-plain-training"' in shown and "rewired graph by st(rounds=1,top_k=5)" in shown
+    assert (
+        'id="self-training-against-plain-training"' in shown
+        and "rewired graph by st(rounds=1,top_k=5)" in shown
+    )
     compared = (second / "leaderboard.md").read_text().split("## Self-training against")[1]
     assert "| gcn | csbm(n=60,f=8,phi=+0.500,seed=0) | random |" in compared
     typo = runner.invoke(app, ["leaderboard", *grid[:-1], "bangz", "--store", str(tmp_path / "x")])
