@@ -336,10 +336,11 @@ def _rounds_lines(rows: list[dict[str, str]], rounds: int) -> list[str]:
         "",
         f"## Rounds run (of {rounds} asked)",
         "",
-        "A run ends before the rounds asked when no node is left to pseudo-label: in the"
+        "A run ends before the rounds asked when no node is left to pseudo-label (in the"
         " default mode every node that is neither a training nor a validation node then"
-        " carries a pseudo-label. From the CSV's `rounds_run` and `num_pseudo_labelled`, over"
-        " every row:",
+        " carries a pseudo-label) or when the method picks none (M3S keeps only the nodes"
+        " above its confidence threshold whose k-means cluster agrees with their predicted"
+        " class). From the CSV's `rounds_run` and `num_pseudo_labelled`, over every row:",
         "",
         "| dataset | method | runs | rounds run | pseudo-labels per run | ended early |",
         "| --- | --- | --- | --- | --- | --- |",
