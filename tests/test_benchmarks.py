@@ -699,3 +699,14 @@ def test_bangs_official_check_reports_each_import_and_the_shipped_builds(monkeyp
     assert check._attempt("import present; print(present.VALUE)", str(tmp_path), tmp_path) == "ok 7"
     failed = check._attempt("import absent_module_xyz", str(tmp_path), tmp_path)
     assert failed == "FAILED: ModuleNotFoundError: No module named 'absent_module_xyz'"
+
+
+def test_split_classes_names_the_classes_the_dense_split_never_tests(capsys):
+    if not (available_offline("texas") and available_offline("minesweeper")):
+        pytest.skip("texas and minesweeper are not both in $REWIREKIT_DATA")
+    _script("split_classes").main(["--datasets", "texas", "minesweeper"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2] == "texas | [33, 1, 18, 101, 30] | 22 | [0, 1, 2] | [1, 2] | scored"
+    assert lines[3].startswith(
+        "minesweeper | [8000, 2000] | 3000 | [1] | [1] | the 'dense' split 0"
+    )

@@ -64,7 +64,13 @@ from rewirekit.bench.runner import BenchmarkSpec, DatasetSpec, MethodSpec, Progr
 from rewirekit.bench.stats import PairedComparison, Summary, paired_comparison, summarize
 from rewirekit.bench.store import ResultStore, RunRecord
 from rewirekit.bench.tuning import split_params, trial_value, tune
-from rewirekit.datasets import USER_GRAPH, DatasetUnavailable, get_split_preset, standardize
+from rewirekit.datasets import (
+    USER_GRAPH,
+    DatasetUnavailable,
+    get_split_preset,
+    single_class_split,
+    standardize,
+)
 from rewirekit.diagnostics import GraphDiagnostics, diagnose
 from rewirekit.errors import RewireError
 from rewirekit.methods import Rewirer, get_method, list_methods, method_class
@@ -360,7 +366,8 @@ def auto(
         :class:`AutoResult`.
 
     Raises:
-        RewireError: without profiles of ``model``, or for a graph the protocol cannot train.
+        RewireError: without profiles of ``model``, for a graph the protocol cannot train, or
+            one whose selection splits leave a validation set one class only.
     """
     spec = data if isinstance(data, DatasetSpec) else data_spec(data)
     model = MODELS.canonical(model)
@@ -378,6 +385,11 @@ def auto(
             f"rewirekit leaderboard -m {model} and pass its rows."
         )
     diagnosis, prepared = diagnose_dataset(spec, seed=seed)
+    unsplittable = single_class_split(
+        get_split_preset(SPLIT_PRESET), prepared, spec.key, num_splits
+    )
+    if unsplittable:
+        raise RewireError(f"auto cannot choose on {spec.key!r}: {unsplittable}.")
     rule = ShortlistRule(tuple(usable), neighbours=neighbours)
     features = diagnosis_features(diagnosis)
     runnable = [

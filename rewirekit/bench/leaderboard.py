@@ -3,7 +3,9 @@
 The protocol, the same for every (dataset, model, method) cell:
 
 * **Splits**: class-balanced random 60/20/20 (the ``dense`` preset), the same split ids for
-  every method, ``num_splits`` of them, each trained with every seed of ``seeds``.
+  every method, ``num_splits`` of them, each trained with every seed of ``seeds``. A dataset
+  whose splits leave a validation or test set one class only is skipped: there accuracy
+  measures nothing (:func:`~rewirekit.datasets.single_class_split`).
 * **Training**: the ``fair`` preset (:class:`~rewirekit.bench.presets.FairPreset`), whose
   hyperparameters are tuned together with the method's; with ``Protocol.selftrain`` every
   run, ``none``'s included, is then self-trained on the rewired graph (BANGS, ST or M3S).
@@ -48,6 +50,7 @@ from rewirekit.bench.runner import (
 from rewirekit.bench.stats import PairedComparison, Summary, paired_comparison, summarize
 from rewirekit.bench.store import ResultStore, RunKey, RunRecord
 from rewirekit.bench.tuning import study_storage, tune
+from rewirekit.datasets import get_split_preset, single_class_split
 from rewirekit.errors import RewireError
 from rewirekit.methods import method_class
 
@@ -138,8 +141,11 @@ def run_leaderboard(
 
     A method is skipped on a dataset it cannot run on
     (:meth:`~rewirekit.methods.base.Rewirer.unmet_needs`, e.g. node positions it needs), and
-    where it refuses every parameter set it is offered. ``none`` runs first in every
-    (dataset, model), as every other cell is paired with it.
+    where it refuses every parameter set it is offered. A whole dataset is skipped where the
+    protocol's splits leave a validation or test set one class only
+    (:func:`~rewirekit.datasets.single_class_split`: Minesweeper and Tolokers under
+    ``dense``). ``none`` runs first in every (dataset, model), as every other cell is paired
+    with it.
 
     In this process the progress counts trials. On a Ray ``backend`` every cell (its study
     and its remaining seeds) is one task, the cells run side by side and the progress counts
@@ -147,11 +153,15 @@ def run_leaderboard(
     """
     order = [BASELINE] + [m for m in methods if m != BASELINE]
     grid: list[Skipped | tuple[DatasetSpec, str, str]] = []
+    split_preset = get_split_preset(SPLIT_PRESET)
     for dataset in datasets:
         data = dataset.load()
+        unsplittable = single_class_split(
+            split_preset, split_preset.prepare(data), dataset.key, protocol.num_splits
+        )
         for model in models:
             for method in order:
-                unmet = method_class(method).unmet_needs(data)
+                unmet = unsplittable or method_class(method).unmet_needs(data)
                 grid.append(
                     (dataset, model, method)
                     if unmet is None

@@ -24,6 +24,7 @@ from rewirekit.datasets.splits import (
     get_split_preset,
     largest_component,
     list_split_presets,
+    single_class_split,
 )
 from rewirekit.datasets.synthetic import (
     CSBM_PHI_GRID,
@@ -56,6 +57,7 @@ __all__ = [
     "SplitChoice",
     "GENERATOR_SPLITS",
     "list_split_presets",
+    "single_class_split",
     "SPLIT_PRESETS",
     "SplitPreset",
     "ClassBalancedSplit",

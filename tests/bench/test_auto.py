@@ -205,6 +205,13 @@ def test_auto_takes_a_graph_in_memory_and_refuses_without_profiles():
         auto(data, profiles=own)
 
 
+def test_auto_refuses_a_graph_whose_validation_sets_hold_one_class():
+    data = _tiny().load()
+    data.y = (torch.arange(data.num_nodes) < data.num_nodes // 10).long()  # 10% in class 1
+    with pytest.raises(RewireError, match="class 0 only; accuracy there would measure nothing"):
+        auto(data, trials=1, num_splits=2, profiles=_tiny_profiles())
+
+
 def test_profiles_are_built_from_rows_by_diagnosing_each_dataset_again():
     key = csbm_key(60, 8, 0.5, 0)
     rows = _cell(key, "none", 0.0) + _cell(key, "m1", 0.04, {"add": 1})

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
+from torch_geometric.data import Data
 from typer.testing import CliRunner
 
 from rewirekit import RewireError
@@ -16,12 +18,13 @@ from rewirekit.bench.leaderboard import (
     compare_training,
     is_leaderboard_row,
     leaderboard,
+    run_leaderboard,
 )
 from rewirekit.bench.leaderboard_report import to_markdown
 from rewirekit.bench.plots import _cliques
 from rewirekit.bench.presets import tuned_preset_name
-from rewirekit.bench.runner import MethodSpec, training_label
-from rewirekit.bench.store import RunKey, RunRecord, params_hash
+from rewirekit.bench.runner import DatasetSpec, MethodSpec, training_label
+from rewirekit.bench.store import ResultStore, RunKey, RunRecord, params_hash
 from rewirekit.cli import app
 
 PROTOCOL = Protocol(trials=2, num_splits=4, seeds=(0, 1))
@@ -114,6 +117,31 @@ def test_the_protocol_is_read_back_from_the_rows():
     assert Protocol.of(rows) == Protocol(trials=2, num_splits=4, seeds=(0, 1))
     with pytest.raises(RewireError, match="split"):
         Protocol(trials=1, num_splits=1)
+
+
+def test_a_dataset_whose_splits_leave_one_class_to_test_is_skipped_not_run(tmp_path):
+    # Two classes, 20 and 80 nodes: the dense rule trains on all of class 0, so validation
+    # and test hold class 1 only, and every cell would score the constant prediction.
+    y = torch.cat([torch.zeros(20), torch.ones(80)]).long()
+    ring = torch.arange(100)
+    data = Data(
+        x=torch.randn(100, 4),
+        y=y,
+        edge_index=torch.stack(
+            [torch.cat([ring, (ring + 1) % 100]), torch.cat([(ring + 1) % 100, ring])]
+        ),
+    )
+    with ResultStore(tmp_path / "lb.db") as store:
+        skipped = run_leaderboard(
+            [DatasetSpec("mines", lambda: data, "mines")],
+            ["gcn"],
+            ["none", "random"],
+            store,
+            Protocol(trials=1, num_splits=2),
+        )
+        assert list(store.records()) == []
+    assert [(s.dataset, s.method) for s in skipped] == [("mines", "none"), ("mines", "random")]
+    assert all("validation set class 1 only" in s.reason for s in skipped)
 
 
 def test_groups_within_the_critical_difference():

@@ -19,6 +19,7 @@ from rewirekit.datasets import (
     list_datasets,
     list_split_presets,
     load,
+    single_class_split,
 )
 from rewirekit.errors import RewireError
 
@@ -78,6 +79,15 @@ def test_jdr_rule_balances_training_classes_and_keeps_small_classes_whole():
     train, val, test = get_split_preset("dense").split(data, 0, key="imbalanced")
     assert data.y[train].bincount().tolist() == [10, 30]
     assert sizes((train, val, test)) == [40, 20, 40]
+
+
+def test_a_split_that_leaves_one_class_to_validation_and_test_is_reported():
+    dense = get_split_preset("dense")
+    # round(0.6 * 100 / 2) = 30 > 20: class 0 trains whole; validation and test keep class 1.
+    problem = single_class_split(dense, toy(class_sizes=(20, 80)), "mines", num_splits=3)
+    assert problem is not None
+    assert "'dense' split 0 of 'mines'" in problem and "class 1 only" in problem
+    assert single_class_split(dense, toy(class_sizes=(50, 50)), "even", num_splits=3) is None
 
 
 @pytest.mark.parametrize("name", RANDOM_PRESETS)
