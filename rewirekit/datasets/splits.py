@@ -251,8 +251,8 @@ SPLIT_PRESETS: Registry[SplitPreset] = Registry(
 def single_class_split(preset: SplitPreset, data: Data, key: str, num_splits: int) -> str | None:
     """Why splits ``0..num_splits-1`` of ``preset`` cannot score a classifier, or ``None``.
 
-    A validation or test set that holds one class only rewards the constant prediction: its
-    accuracy measures nothing and every paired difference is zero. JDR's class-balanced rule
+    A validation or test set that holds one class only (or no node) rewards a model that never
+    predicts the other classes: its accuracy measures nothing. JDR's class-balanced rule
     (:class:`ClassBalancedSplit`) does this on imbalanced data: a class with at most
     ``round(train_rate·N/C)`` nodes goes to training whole, and with two classes (Minesweeper,
     Tolokers) validation and test keep only the other one.
@@ -263,9 +263,10 @@ def single_class_split(preset: SplitPreset, data: Data, key: str, num_splits: in
         for part, mask in (("validation", val), ("test", test)):
             present = y[mask].unique().tolist()
             if len(present) < 2:
+                held = f"class {present[0]} only" if present else "no node"
                 return (
                     f"the {preset.name!r} split {split_id} of {key!r} holds in its {part} set "
-                    f"class {present[0]} only; accuracy there would measure nothing"
+                    f"{held}; accuracy there would measure nothing"
                 )
     return None
 

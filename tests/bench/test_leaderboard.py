@@ -121,7 +121,7 @@ def test_the_protocol_is_read_back_from_the_rows():
 
 def test_a_dataset_whose_splits_leave_one_class_to_test_is_skipped_not_run(tmp_path):
     # Two classes, 20 and 80 nodes: the dense rule trains on all of class 0, so validation
-    # and test hold class 1 only, and every cell would score the constant prediction.
+    # and test hold class 1 only, where never predicting class 0 scores 100%.
     y = torch.cat([torch.zeros(20), torch.ones(80)]).long()
     ring = torch.arange(100)
     data = Data(
