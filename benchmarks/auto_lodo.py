@@ -47,7 +47,7 @@ from rewirekit.bench.auto import (
     profiles_from_leaderboard,
     save_profiles,
 )
-from rewirekit.bench.leaderboard import BASELINE, Protocol
+from rewirekit.bench.leaderboard import BASELINE, Protocol, dataset_splits
 from rewirekit.bench.runner import DatasetSpec
 from rewirekit.bench.store import ResultStore, RunRecord
 from rewirekit.linalg.threads import single_threaded_blas
@@ -104,13 +104,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     held_back_first = max(args.splits, board.num_splits)
     keys = sorted({r.key.dataset for r in records if r.key.model == args.model})
     features = {}
+    splits = dataset_splits(records)
     for key in keys:
         spec = DatasetSpec.from_key(key)
         assert spec is not None, f"{key} cannot be diagnosed again"
         # one BLAS thread: the diagnosis's eigensolves round differently with more threads,
         # and the shipped profiles are compared with these digit for digit
         with single_threaded_blas():
-            features[key] = diagnosis_features(diagnose_dataset(spec)[0])
+            diagnosis = diagnose_dataset(spec, split_preset=splits[key])[0]
+        features[key] = diagnosis_features(diagnosis)
     profiles = [p for p in profiles_from_leaderboard(records, features) if p.model == args.model]
     source = f"{', '.join(map(str, rows_files))} (model {args.model}): {COMMAND}"
     save_profiles(profiles, args.profiles, source)

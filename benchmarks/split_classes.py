@@ -4,8 +4,10 @@ JDR's class-balanced rule (:class:`rewirekit.datasets.ClassBalancedSplit`) gives
 ``round(0.6·N/C)`` training nodes; a class no larger than that goes to training whole and is
 never validated or tested. For each offline dataset this prints the class sizes, the
 training quota per class, and the classes absent from the validation and the test sets of
-splits ``0..splits-1`` (the leaderboard's ten), with the verdict of
-:func:`rewirekit.datasets.single_class_split` (a set of one class only: skipped)::
+splits ``0..splits-1`` (the leaderboard's ten), and the split the leaderboard evaluates the
+dataset on (:func:`rewirekit.bench.leaderboard.protocol_split`): ``dense``, or
+``stratified`` where a ``dense`` validation or test set holds one class only, with that
+finding of :func:`rewirekit.datasets.single_class_split`::
 
     REWIREKIT_DATA=../shared/datasets python benchmarks/split_classes.py > docs/split_classes.txt
 """
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 
-from rewirekit.bench.leaderboard import SPLIT_PRESET
+from rewirekit.bench.leaderboard import SPLIT_PRESET, protocol_split
 from rewirekit.bench.runner import DatasetSpec
 from rewirekit.datasets import (
     ClassBalancedSplit,
@@ -34,7 +36,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"split preset {SPLIT_PRESET!r}, splits 0..{args.splits - 1}")
     print(
         "dataset | class sizes | training quota per class | not in validation | not in test "
-        "| verdict"
+        "| leaderboard split"
     )
     names = args.datasets or [d.name for d in list_datasets() if d.available_offline]
     for name in names:
@@ -46,7 +48,10 @@ def main(argv: list[str] | None = None) -> None:
             _, val, test = preset.split(data, split_id, name)
             for part, mask in (("validation", val), ("test", test)):
                 absent[part] |= set(range(len(sizes))) - set(data.y[mask].unique().tolist())
-        verdict = single_class_split(preset, data, name, args.splits) or "scored"
+        problem = single_class_split(preset, data, name, args.splits)
+        verdict = protocol_split(data, name, args.splits)
+        if problem is not None:
+            verdict += f" ({problem})"
         print(
             f"{name} | {sizes} | {quota} | {sorted(absent['validation'])} | "
             f"{sorted(absent['test'])} | {verdict}"

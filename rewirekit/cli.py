@@ -592,8 +592,9 @@ def auto(
                 seeds=tuple(range(eval_seeds)),
                 store=results,
             )
+    within = "within every class" if found.split_preset == "stratified" else "class-balanced"
     _say(
-        f"protocol: dense (class-balanced random 60/20/20) on {found.dataset}, the fair "
+        f"protocol: {found.split_preset} (random 60/20/20, {within}) on {found.dataset}, the fair "
         f"training preset, {found.model}; selection on splits 0-{splits - 1} at seed 0"
     )
     values = found.diagnosis.to_dict()

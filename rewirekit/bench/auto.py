@@ -1,8 +1,9 @@
 """``rewirekit auto``: which rewiring, if any, helps on this graph, and by how much.
 
 The process, on the fair protocol of :mod:`rewirekit.bench.leaderboard` (class-balanced
-random 60/20/20 splits, the ``fair`` training preset, the same Optuna budget for every
-method):
+random 60/20/20 splits, or 60/20/20 within every class where those leave validation one
+class: :func:`~rewirekit.bench.leaderboard.protocol_split`; the ``fair`` training preset;
+the same Optuna budget for every method):
 
 1. **Diagnose** the graph (:func:`~rewirekit.diagnostics.diagnose`, labels read on the
    training nodes of split 0 only) and keep the rule's features, :data:`FEATURES`:
@@ -57,7 +58,9 @@ from rewirekit.bench.leaderboard import (
     SPLIT_PRESET,
     TRAINING_PRESET,
     Protocol,
+    dataset_splits,
     leaderboard,
+    protocol_split,
 )
 from rewirekit.bench.presets import model_space, tuned_preset_name
 from rewirekit.bench.runner import BenchmarkSpec, DatasetSpec, MethodSpec, Progress, run_benchmark
@@ -68,7 +71,6 @@ from rewirekit.datasets import (
     USER_GRAPH,
     DatasetUnavailable,
     get_split_preset,
-    single_class_split,
     standardize,
 )
 from rewirekit.diagnostics import GraphDiagnostics, diagnose
@@ -219,16 +221,16 @@ def profiles_from_records(records: Iterable[RunRecord], *, seed: int = 0) -> lis
     (:meth:`DatasetSpec.from_key <rewirekit.bench.runner.DatasetSpec.from_key>`: a dataset
     name or a cSBM key; rows of graphs read from files cannot be diagnosed again and raise)."""
     rows = list(records)
-    keys = sorted({r.key.dataset for r in rows})
     features = {}
-    for key in keys:
+    for key, split in sorted(dataset_splits(rows).items()):
         spec = DatasetSpec.from_key(key)
         if spec is None:
             raise RewireError(
                 f"cannot diagnose {key!r} again: its rows come from a graph file; leave its "
                 "rows out of the rule's leaderboard."
             )
-        features[key] = diagnosis_features(diagnose_dataset(spec, seed=seed)[0])
+        diagnosis = diagnose_dataset(spec, seed=seed, split_preset=split)[0]
+        features[key] = diagnosis_features(diagnosis)
     return profiles_from_leaderboard(rows, features)
 
 
@@ -247,10 +249,13 @@ def load_profiles(path: str | Path = PROFILES_FILE) -> list[DatasetProfile]:
 
 
 # -- diagnosis ---------------------------------------------------------------------------------
-def diagnose_dataset(spec: DatasetSpec, *, seed: int = 0) -> tuple[GraphDiagnostics, Data]:
+def diagnose_dataset(
+    spec: DatasetSpec, *, seed: int = 0, split_preset: str = SPLIT_PRESET
+) -> tuple[GraphDiagnostics, Data]:
     """The diagnosis of ``spec`` as the fair protocol trains on it (standardised, undirected)
-    with labels read on the training nodes of split 0; and the prepared graph."""
-    split = get_split_preset(SPLIT_PRESET)
+    with labels read on the training nodes of split 0 of ``split_preset`` (the dataset's
+    :func:`~rewirekit.bench.leaderboard.protocol_split`); and the prepared graph."""
+    split = get_split_preset(split_preset)
     data = split.prepare(standardize(spec.load()))
     train_mask = split.split(data, 0, spec.key)[0]
     return diagnose(data, train_mask, seed=seed), data
@@ -294,6 +299,8 @@ class AutoResult:
         dataset: the key of the graph's rows.
         model: the model tuned.
         diagnosis: the graph's diagnosis (labels of the training nodes of split 0).
+        split_preset: the protocol's split of the graph
+            (:func:`~rewirekit.bench.leaderboard.protocol_split`).
         nearest: the profiles the rule compared with, ``(dataset, distance)``, nearest first;
             the first ``neighbours`` of them voted.
         shortlist: the short-listed methods, best predicted first.
@@ -307,6 +314,7 @@ class AutoResult:
     dataset: str
     model: str
     diagnosis: GraphDiagnostics
+    split_preset: str
     nearest: tuple[tuple[str, float], ...]
     neighbours: int
     shortlist: tuple[Suggestion, ...]
@@ -367,7 +375,7 @@ def auto(
 
     Raises:
         RewireError: without profiles of ``model``, for a graph the protocol cannot train, or
-            one whose selection splits leave a validation set one class only.
+            one it cannot split (:func:`~rewirekit.bench.leaderboard.protocol_split`).
     """
     spec = data if isinstance(data, DatasetSpec) else data_spec(data)
     model = MODELS.canonical(model)
@@ -384,12 +392,11 @@ def auto(
             f"no leaderboard profiles of model {model!r} (other than {spec.key!r}); run "
             f"rewirekit leaderboard -m {model} and pass its rows."
         )
-    diagnosis, prepared = diagnose_dataset(spec, seed=seed)
-    unsplittable = single_class_split(
-        get_split_preset(SPLIT_PRESET), prepared, spec.key, num_splits
-    )
-    if unsplittable:
-        raise RewireError(f"auto cannot choose on {spec.key!r}: {unsplittable}.")
+    try:
+        split = protocol_split(spec.load(), spec.key, num_splits)
+    except RewireError as err:
+        raise RewireError(f"auto cannot choose on {spec.key!r}: {err}.") from None
+    diagnosis, prepared = diagnose_dataset(spec, seed=seed, split_preset=split)
     rule = ShortlistRule(tuple(usable), neighbours=neighbours)
     features = diagnosis_features(diagnosis)
     runnable = [
@@ -398,15 +405,16 @@ def auto(
     picks = tuple(rule.rank(features, runnable)[:shortlist])
     if store is None:
         with tempfile.TemporaryDirectory() as scratch, ResultStore(Path(scratch) / "a.db") as db:
-            tuned = _tune_all(spec, picks, model, trials, num_splits, db, seed, progress)
+            tuned = _tune_all(spec, split, picks, model, trials, num_splits, db, seed, progress)
     else:
-        tuned = _tune_all(spec, picks, model, trials, num_splits, store, seed, progress)
+        tuned = _tune_all(spec, split, picks, model, trials, num_splits, store, seed, progress)
     candidates = [c for c in tuned if isinstance(c, Candidate)]
     choice = max(candidates, key=lambda c: c.val_acc)  # the first of equal values: none
     result = AutoResult(
         dataset=spec.key,
         model=model,
         diagnosis=diagnosis,
+        split_preset=split,
         nearest=tuple((p.dataset, d) for p, d in rule.distances(features)),
         neighbours=neighbours,
         shortlist=picks,
@@ -433,6 +441,7 @@ def data_spec(data: Data) -> DatasetSpec:
 
 def _tune_all(
     spec: DatasetSpec,
+    split: str,
     picks: Sequence[Suggestion],
     model: str,
     trials: int,
@@ -452,7 +461,7 @@ def _tune_all(
                 store,
                 trials=trials,
                 model=model,
-                split_preset=SPLIT_PRESET,
+                split_preset=split,
                 training_preset=TRAINING_PRESET,
                 num_splits=num_splits,
                 seeds=(0,),
@@ -535,7 +544,7 @@ def _evaluate(
             datasets=[spec],
             methods=[MethodSpec(candidate.method, candidate.params)],
             models=[result.model],
-            split_preset=SPLIT_PRESET,
+            split_preset=result.split_preset,
             training_preset=candidate.training_preset,
             num_splits=len(held_back),
             first_split=held_back[0],

@@ -3,9 +3,10 @@
 The protocol, the same for every (dataset, model, method) cell:
 
 * **Splits**: class-balanced random 60/20/20 (the ``dense`` preset), the same split ids for
-  every method, ``num_splits`` of them, each trained with every seed of ``seeds``. A dataset
-  whose splits leave a validation or test set one class only is skipped: there accuracy
-  measures nothing (:func:`~rewirekit.datasets.single_class_split`).
+  every method, ``num_splits`` of them, each trained with every seed of ``seeds``. Where
+  those splits leave a validation or test set one class only (there accuracy measures
+  nothing: :func:`~rewirekit.datasets.single_class_split`), the dataset is split 60/20/20
+  within every class instead (``stratified``); see :func:`protocol_split`.
 * **Training**: the ``fair`` preset (:class:`~rewirekit.bench.presets.FairPreset`), whose
   hyperparameters are tuned together with the method's; with ``Protocol.selftrain`` every
   run, ``none``'s included, is then self-trained on the rewired graph (BANGS, ST or M3S).
@@ -36,6 +37,7 @@ from functools import partial
 
 import numpy as np
 from scipy import stats
+from torch_geometric.data import Data
 
 from rewirekit.bench.backends import Backend, LocalBackend
 from rewirekit.bench.presets import TunedPreset, get_training_preset, model_space
@@ -56,6 +58,9 @@ from rewirekit.methods import method_class
 
 #: The split preset of the protocol: class-balanced random 60/20/20.
 SPLIT_PRESET = "dense"
+#: The protocol's split of a dataset that :data:`SPLIT_PRESET` leaves one class to validate
+#: or test: 60/20/20 within every class.
+FALLBACK_SPLIT_PRESET = "stratified"
 #: The training preset whose tuned variants the protocol trains with.
 TRAINING_PRESET = "fair"
 #: The method every other one is paired against.
@@ -128,6 +133,28 @@ class Skipped:
     reason: str
 
 
+def protocol_split(data: Data, key: str, num_splits: int) -> str:
+    """The split preset the protocol evaluates ``data`` (called ``key``) on.
+
+    :data:`SPLIT_PRESET`, the class-balanced rule of the JDR and GPRGNN code, unless one of
+    its splits ``0..num_splits-1`` leaves a validation or test set one class only: then
+    :data:`FALLBACK_SPLIT_PRESET`, which keeps every class in every part (on imbalanced
+    two-class data such as Minesweeper and Tolokers the class-balanced rule trains on the
+    whole minority class).
+
+    Raises:
+        RewireError: when neither preset gives every validation and test set two classes.
+    """
+    problems = []
+    for name in (SPLIT_PRESET, FALLBACK_SPLIT_PRESET):
+        preset = get_split_preset(name)
+        problem = single_class_split(preset, preset.prepare(data), key, num_splits)
+        if problem is None:
+            return name
+        problems.append(problem)
+    raise RewireError("; ".join(problems))
+
+
 def run_leaderboard(
     datasets: Sequence[DatasetSpec],
     models: Sequence[str],
@@ -142,28 +169,26 @@ def run_leaderboard(
     A method is skipped on a dataset it cannot run on
     (:meth:`~rewirekit.methods.base.Rewirer.unmet_needs`, e.g. node positions it needs), and
     where it refuses every parameter set it is offered. A whole dataset is skipped where the
-    protocol's splits leave a validation or test set one class only
-    (:func:`~rewirekit.datasets.single_class_split`: Minesweeper and Tolokers under
-    ``dense``). ``none`` runs first in every (dataset, model), as every other cell is paired
-    with it.
+    protocol cannot split it (:func:`protocol_split`). ``none`` runs first in every
+    (dataset, model), as every other cell is paired with it.
 
     In this process the progress counts trials. On a Ray ``backend`` every cell (its study
     and its remaining seeds) is one task, the cells run side by side and the progress counts
     cells.
     """
     order = [BASELINE] + [m for m in methods if m != BASELINE]
-    grid: list[Skipped | tuple[DatasetSpec, str, str]] = []
-    split_preset = get_split_preset(SPLIT_PRESET)
+    grid: list[Skipped | tuple[DatasetSpec, str, str, str]] = []
     for dataset in datasets:
         data = dataset.load()
-        unsplittable = single_class_split(
-            split_preset, split_preset.prepare(data), dataset.key, protocol.num_splits
-        )
+        try:
+            split, unsplittable = protocol_split(data, dataset.key, protocol.num_splits), None
+        except RewireError as err:
+            split, unsplittable = SPLIT_PRESET, str(err)
         for model in models:
             for method in order:
                 unmet = unsplittable or method_class(method).unmet_needs(data)
                 grid.append(
-                    (dataset, model, method)
+                    (dataset, model, method, split)
                     if unmet is None
                     else Skipped(dataset.key, model, method, unmet)
                 )
@@ -190,12 +215,13 @@ def _try_cell(
     protocol: Protocol,
     progress: Progress | None,
     store: ResultStore,
-    cell: tuple[DatasetSpec, str, str],
+    cell: tuple[DatasetSpec, str, str, str],
 ) -> Skipped | None:
-    """Run one cell; a method that refuses every parameter set is skipped (not ``none``)."""
-    dataset, model, method = cell
+    """Run one cell on its split preset; a method that refuses every parameter set is
+    skipped (not ``none``)."""
+    dataset, model, method, split = cell
     try:
-        _run_cell(dataset, model, method, store, protocol, progress)
+        _run_cell(dataset, model, method, split, store, protocol, progress)
     except RewireError as err:
         if method == BASELINE:
             raise
@@ -207,6 +233,7 @@ def _run_cell(
     dataset: DatasetSpec,
     model: str,
     method: str,
+    split: str,
     store: ResultStore,
     protocol: Protocol,
     progress: Progress | None,
@@ -218,7 +245,7 @@ def _run_cell(
         store,
         trials=protocol.trials,
         model=model,
-        split_preset=SPLIT_PRESET,
+        split_preset=split,
         training_preset=TRAINING_PRESET,
         num_splits=protocol.num_splits,
         seeds=(first,),
@@ -235,7 +262,7 @@ def _run_cell(
             datasets=[dataset],
             methods=[MethodSpec(method, chosen.params)],
             models=[model],
-            split_preset=SPLIT_PRESET,
+            split_preset=split,
             training_preset=chosen.preset,
             num_splits=protocol.num_splits,
             seeds=tuple(rest),
@@ -245,11 +272,13 @@ def _run_cell(
 
 
 def is_leaderboard_row(key: RunKey, selftrain: MethodSpec | None = None) -> bool:
-    """Whether a stored row is one of the fair protocol's: its splits, and as training the
-    ``fair`` preset (tuned or not) self-trained by ``selftrain`` (``None``: not at all)."""
+    """Whether a stored row is one of the fair protocol's: one of its splits, and as
+    training the ``fair`` preset (tuned or not) self-trained by ``selftrain`` (``None``: not
+    at all)."""
     suffix = training_label("", selftrain)
     label = key.training_preset
-    if key.split_preset != SPLIT_PRESET or not label.endswith(suffix):
+    splits = (SPLIT_PRESET, FALLBACK_SPLIT_PRESET)
+    if key.split_preset not in splits or not label.endswith(suffix):
         return False
     preset = label[: len(label) - len(suffix)]
     tuned = preset.startswith(TRAINING_PRESET + "{") and preset.endswith("}")
@@ -381,11 +410,14 @@ class Friedman:
 
 @dataclass(frozen=True)
 class Leaderboard:
+    """The tables of a leaderboard; ``splits`` maps each dataset to its split preset."""
+
     cells: list[Cell]
     standings: list[MethodStanding]
     friedman: list[Friedman]
     missing: list[Skipped]
     protocol: Protocol
+    splits: dict[str, str]
 
 
 def leaderboard(records: Iterable[RunRecord], protocol: Protocol) -> Leaderboard:
@@ -395,11 +427,16 @@ def leaderboard(records: Iterable[RunRecord], protocol: Protocol) -> Leaderboard
     The grid is what the rows hold: every dataset, model and method with a row. A cell of
     that grid without a complete chosen parameter set is listed in
     :attr:`Leaderboard.missing`.
+
+    Raises:
+        RewireError: when a dataset has rows under two split presets (see
+            :func:`dataset_splits`).
     """
+    fair = [r for r in records if is_leaderboard_row(r.key, protocol.selftrain)]
+    splits = dataset_splits(fair, protocol.selftrain)
     by_cell: dict[tuple[str, str, str], list[RunRecord]] = defaultdict(list)
-    for r in records:
-        if is_leaderboard_row(r.key, protocol.selftrain):
-            by_cell[r.key.dataset, r.key.model, r.key.method].append(r)
+    for r in fair:
+        by_cell[r.key.dataset, r.key.model, r.key.method].append(r)
     datasets = sorted({k[0] for k in by_cell})
     models = sorted({k[1] for k in by_cell})
     methods = _method_order({k[2] for k in by_cell})
@@ -447,7 +484,39 @@ def leaderboard(records: Iterable[RunRecord], protocol: Protocol) -> Leaderboard
         )
     friedman = [_friedman(cells, model, datasets) for model in models]
     standings = _standings(cells, models, methods, friedman)
-    return Leaderboard(cells, standings, [f for f in friedman if f is not None], missing, protocol)
+    return Leaderboard(
+        cells,
+        standings,
+        [f for f in friedman if f is not None],
+        missing,
+        protocol,
+        splits,
+    )
+
+
+def dataset_splits(
+    records: Iterable[RunRecord], selftrain: MethodSpec | None = None
+) -> dict[str, str]:
+    """The split preset of each dataset's rows of the fair protocol (self-trained by
+    ``selftrain``).
+
+    Raises:
+        RewireError: when a dataset has such rows under two presets (say, rows of the
+            ``dense`` split beside the ``stratified`` ones that replaced them).
+    """
+    found: dict[str, set[str]] = defaultdict(set)
+    for r in records:
+        if is_leaderboard_row(r.key, selftrain):
+            found[r.key.dataset].add(r.key.split_preset)
+    mixed = {d: sorted(names) for d, names in found.items() if len(names) > 1}
+    if mixed:
+        raise RewireError(
+            "a leaderboard evaluates a dataset on one split preset; the rows of "
+            + ", ".join(f"{d!r} come under {' and '.join(n)}" for d, n in sorted(mixed.items()))
+            + ". Keep the rows of the preset the protocol chooses (rewirekit.bench.leaderboard"
+            ".protocol_split)."
+        )
+    return {dataset: names.pop() for dataset, names in found.items()}
 
 
 @dataclass(frozen=True)

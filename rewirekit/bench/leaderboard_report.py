@@ -12,6 +12,7 @@ from pathlib import Path
 from rewirekit.bench import html
 from rewirekit.bench.leaderboard import (
     BASELINE,
+    FALLBACK_SPLIT_PRESET,
     SPLIT_PRESET,
     Cell,
     Friedman,
@@ -101,7 +102,7 @@ def to_markdown(
         "",
         "## Protocol",
         "",
-        f"- **Splits**: class-balanced random 60/20/20 (`{SPLIT_PRESET}`), splits "
+        f"- **Splits**: {_splits_text(board)}, splits "
         f"0–{p.num_splits - 1}, each trained with seeds {', '.join(map(str, p.seeds))}: "
         f"n = {p.num_splits * len(p.seeds)} paired runs per cell, the same for every method.",
         "- **Training**: the `fair` preset (`rewirekit.bench.presets.FairPreset`): Adam, at most "
@@ -271,6 +272,19 @@ def _standings(board: Leaderboard) -> list[str]:
         counts = ["—"] * 3 if s.method == BASELINE else [str(s.wins), str(s.ties), str(s.losses)]
         lines.append(f"| {s.model} | {s.method} | {' | '.join(counts)} | {rank} |")
     return lines + [""]
+
+
+def _splits_text(board: Leaderboard) -> str:
+    """The split rule of the page, and the datasets split by the fallback rule."""
+    text = f"class-balanced random 60/20/20 (`{SPLIT_PRESET}`)"
+    fallback = sorted(d for d, name in board.splits.items() if name == FALLBACK_SPLIT_PRESET)
+    if fallback:
+        text += (
+            f"; on {_names(fallback)}, whose `{SPLIT_PRESET}` splits leave a validation or test "
+            "set one class only (accuracy there measures nothing), random 60/20/20 within "
+            f"every class (`{FALLBACK_SPLIT_PRESET}`)"
+        )
+    return text
 
 
 def _selftraining(p: Protocol) -> str:

@@ -205,10 +205,15 @@ def test_auto_takes_a_graph_in_memory_and_refuses_without_profiles():
         auto(data, profiles=own)
 
 
-def test_auto_refuses_a_graph_whose_validation_sets_hold_one_class():
+def test_auto_splits_within_classes_where_the_dense_rule_leaves_validation_one_class():
     data = _tiny().load()
     data.y = (torch.arange(data.num_nodes) < data.num_nodes // 10).long()  # 10% in class 1
-    with pytest.raises(RewireError, match="class 0 only; accuracy there would measure nothing"):
+    with ResultStore(":memory:") as store:
+        _, found = auto(data, trials=1, num_splits=2, profiles=_tiny_profiles(), store=store)
+        assert found.split_preset == "stratified"
+        assert {r.key.split_preset for r in store.records()} == {"stratified"}
+    data.y = (torch.arange(data.num_nodes) < 1).long()  # one node in class 1: no split scores
+    with pytest.raises(RewireError, match="'stratified' split 0 .* class 0 only"):
         auto(data, trials=1, num_splits=2, profiles=_tiny_profiles())
 
 

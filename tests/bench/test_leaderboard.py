@@ -18,6 +18,7 @@ from rewirekit.bench.leaderboard import (
     compare_training,
     is_leaderboard_row,
     leaderboard,
+    protocol_split,
     run_leaderboard,
 )
 from rewirekit.bench.leaderboard_report import to_markdown
@@ -119,10 +120,9 @@ def test_the_protocol_is_read_back_from_the_rows():
         Protocol(trials=1, num_splits=1)
 
 
-def test_a_dataset_whose_splits_leave_one_class_to_test_is_skipped_not_run(tmp_path):
-    # Two classes, 20 and 80 nodes: the dense rule trains on all of class 0, so validation
-    # and test hold class 1 only, where never predicting class 0 scores 100%.
-    y = torch.cat([torch.zeros(20), torch.ones(80)]).long()
+def _two_classes(minority: int) -> DatasetSpec:
+    """A ring of 100 nodes, ``minority`` of them in class 0."""
+    y = (torch.arange(100) >= minority).long()
     ring = torch.arange(100)
     data = Data(
         x=torch.randn(100, 4),
@@ -131,17 +131,34 @@ def test_a_dataset_whose_splits_leave_one_class_to_test_is_skipped_not_run(tmp_p
             [torch.cat([ring, (ring + 1) % 100]), torch.cat([(ring + 1) % 100, ring])]
         ),
     )
+    return DatasetSpec(f"two{minority}", lambda: data, f"two{minority}")
+
+
+def test_a_dataset_the_dense_rule_leaves_one_class_to_test_is_split_within_classes(tmp_path):
+    # 20 and 80 nodes: the dense rule trains on all of class 0, so validation and test would
+    # hold class 1 only, where never predicting class 0 scores 100%. With 2 and 98 nodes not
+    # even a stratified split validates class 0: that dataset is skipped.
+    mines, tiny = _two_classes(20), _two_classes(2)
+    protocol = Protocol(trials=1, num_splits=2, seeds=(0,))
+    assert protocol_split(mines.load(), mines.key, 2) == "stratified"
+    assert protocol_split(_two_classes(50).load(), "even", 2) == "dense"
     with ResultStore(tmp_path / "lb.db") as store:
-        skipped = run_leaderboard(
-            [DatasetSpec("mines", lambda: data, "mines")],
-            ["gcn"],
-            ["none", "random"],
-            store,
-            Protocol(trials=1, num_splits=2),
-        )
-        assert list(store.records()) == []
-    assert [(s.dataset, s.method) for s in skipped] == [("mines", "none"), ("mines", "random")]
-    assert all("validation set class 1 only" in s.reason for s in skipped)
+        skipped = run_leaderboard([mines, tiny], ["gcn"], ["none", "random"], store, protocol)
+        rows = list(store.records())
+    assert {(r.key.dataset, r.key.split_preset) for r in rows} == {("two20", "stratified")}
+    assert [(s.dataset, s.method) for s in skipped] == [("two2", "none"), ("two2", "random")]
+    assert all("'dense' split 0" in s.reason for s in skipped)
+    assert all(
+        "'stratified' split 0 of 'two2' holds in its validation set class 1" in s.reason
+        for s in skipped
+    )
+    board = leaderboard(rows, Protocol.of(rows))
+    assert board.splits == {"two20": "stratified"}
+    assert "on `two20`, whose `dense` splits leave" in to_markdown(board, rows, rows_file="r.csv")
+    # rows of both presets for one dataset (withdrawn dense rows merged back) are refused
+    dense = [replace(r, key=replace(r.key, split_preset="dense")) for r in rows]
+    with pytest.raises(RewireError, match="'two20' come under dense and stratified"):
+        leaderboard(rows + dense, Protocol.of(rows))
 
 
 def test_groups_within_the_critical_difference():

@@ -23,7 +23,7 @@ from rewirekit.datasets import (
 )
 from rewirekit.errors import RewireError
 
-RANDOM_PRESETS = ["sparse", "dense", "comfy"]
+RANDOM_PRESETS = ["sparse", "dense", "stratified", "comfy"]
 
 
 def toy(class_sizes=(250, 250, 250, 250), seed=0) -> Data:
@@ -49,6 +49,7 @@ def sizes(masks):
     [
         ("dense", [600, 200, 200]),  # 4 classes x round(0.6 * 1000 / 4) = 150, round(0.2 * 1000)
         ("sparse", [24, 25, 951]),  # 4 classes x round(0.025 * 1000 / 4) = 6, round(25)
+        ("stratified", [600, 200, 200]),  # 4 classes x (rest, round(0.2 * 250), round(0.2 * 250))
         ("comfy", [600, 200, 200]),  # rest, round(0.2 * 1000), round(0.2 * 1000)
         ("borf", [600, 200, 200]),  # rest, ceil(0.25 * 800), ceil(0.2 * 1000)
     ],
@@ -88,6 +89,24 @@ def test_a_split_that_leaves_one_class_to_validation_and_test_is_reported():
     assert problem is not None
     assert "'dense' split 0 of 'mines'" in problem and "class 1 only" in problem
     assert single_class_split(dense, toy(class_sizes=(50, 50)), "even", num_splits=3) is None
+
+
+def test_stratified_split_keeps_every_class_in_every_part_where_dense_cannot():
+    data = toy(class_sizes=(20, 80))  # the minority class trains whole under 'dense'
+    stratified = get_split_preset("stratified")
+    for split_id in range(3):
+        masks = stratified.split(data, split_id, key="mines")
+        # class 0: round(0.2 * 20) = 4 to validation and 4 to test; class 1: 16 and 16.
+        assert [data.y[mask].bincount().tolist() for mask in masks] == [
+            [12, 48],
+            [4, 16],
+            [4, 16],
+        ]
+    assert single_class_split(stratified, data, "mines", num_splits=3) is None
+    assert single_class_split(get_split_preset("dense"), data, "mines", num_splits=3)
+    tiny = toy(class_sizes=(3, 97))  # a class of three: one node in each part
+    masks = stratified.split(tiny, 0, key="tiny")
+    assert [int((tiny.y[mask] == 0).sum()) for mask in masks] == [1, 1, 1]
 
 
 @pytest.mark.parametrize("name", RANDOM_PRESETS)
@@ -204,10 +223,19 @@ def test_class_balanced_presets_need_integer_labels():
 
 
 def test_preset_registry():
-    assert list_split_presets() == ["sparse", "dense", "geom-gcn", "comfy", "borf", "public"]
+    assert list_split_presets() == [
+        "sparse",
+        "dense",
+        "stratified",
+        "geom-gcn",
+        "comfy",
+        "borf",
+        "public",
+    ]
     assert {name: preset.num_splits for name, preset in SPLIT_PRESETS.items()} == {
         "sparse": 100,
         "dense": 100,
+        "stratified": 100,
         "geom-gcn": 10,
         "comfy": 100,
         "borf": 300,
