@@ -231,6 +231,7 @@ def test_auto_on_your_own_graph_prints_the_choice_and_the_held_back_gain(tmp_pat
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert "mine@" in out and "feature label alignment" in out and "Short-list" in out
+    assert "protocol: dense (random 60/20/20, class-balanced) on mine@" in out
     assert "Short-list: the 2 methods" in out and "(distance " in out
     listed = out.split("Short-list")[1].split("Tuned on validation")[0]
     assert sum(f"  {m}: " in listed for m in ("feast", "random", "fosr")) == 2
