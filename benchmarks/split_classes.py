@@ -21,6 +21,7 @@ from rewirekit.bench.runner import DatasetSpec
 from rewirekit.datasets import (
     ClassBalancedSplit,
     get_split_preset,
+    held_out_classes,
     list_datasets,
     single_class_split,
 )
@@ -44,10 +45,8 @@ def main(argv: list[str] | None = None) -> None:
         sizes = data.y.bincount().tolist()
         quota = round(preset.train_rate * data.num_nodes / len(sizes))
         absent: dict[str, set[int]] = {"validation": set(), "test": set()}
-        for split_id in range(args.splits):
-            _, val, test = preset.split(data, split_id, name)
-            for part, mask in (("validation", val), ("test", test)):
-                absent[part] |= set(range(len(sizes))) - set(data.y[mask].unique().tolist())
+        for _, part, present in held_out_classes(preset, data, name, args.splits):
+            absent[part] |= set(range(len(sizes))) - set(present)
         problem = single_class_split(preset, data, name, args.splits)
         verdict = protocol_split(data, name, args.splits)
         if problem is not None:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -292,18 +293,25 @@ def single_class_split(preset: SplitPreset, data: Data, key: str, num_splits: in
     ``round(train_rate·N/C)`` nodes goes to training whole, and with two classes (Minesweeper,
     Tolokers) validation and test keep only the other one.
     """
-    y = data.y
+    for split_id, part, present in held_out_classes(preset, data, key, num_splits):
+        if len(present) < 2:
+            held = f"class {present[0]} only" if present else "no node"
+            return (
+                f"the {preset.name!r} split {split_id} of {key!r} holds in its {part} set "
+                f"{held}; accuracy there would measure nothing"
+            )
+    return None
+
+
+def held_out_classes(
+    preset: SplitPreset, data: Data, key: str, num_splits: int
+) -> Iterator[tuple[int, str, list[int]]]:
+    """``(split_id, part, classes)`` for the ``"validation"`` and the ``"test"`` set of each
+    split ``0..num_splits-1`` of ``preset``: the classes (sorted) that set holds."""
     for split_id in range(num_splits):
         _, val, test = preset.split(data, split_id, key)
         for part, mask in (("validation", val), ("test", test)):
-            present = y[mask].unique().tolist()
-            if len(present) < 2:
-                held = f"class {present[0]} only" if present else "no node"
-                return (
-                    f"the {preset.name!r} split {split_id} of {key!r} holds in its {part} set "
-                    f"{held}; accuracy there would measure nothing"
-                )
-    return None
+            yield split_id, part, data.y[mask].unique().tolist()
 
 
 def get_split_preset(name: str) -> SplitPreset:

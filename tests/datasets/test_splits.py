@@ -16,6 +16,7 @@ from rewirekit.datasets import (
     available_offline,
     choose_split_preset,
     get_split_preset,
+    held_out_classes,
     list_datasets,
     list_split_presets,
     load,
@@ -102,6 +103,14 @@ def test_stratified_split_keeps_every_class_in_every_part_where_dense_cannot():
             [4, 16],
             [4, 16],
         ]
+    assert list(held_out_classes(stratified, data, "mines", num_splits=1)) == [
+        (0, "validation", [0, 1]),
+        (0, "test", [0, 1]),
+    ]
+    assert list(held_out_classes(get_split_preset("dense"), data, "mines", num_splits=1)) == [
+        (0, "validation", [1]),
+        (0, "test", [1]),
+    ]
     assert single_class_split(stratified, data, "mines", num_splits=3) is None
     assert single_class_split(get_split_preset("dense"), data, "mines", num_splits=3)
     tiny = toy(class_sizes=(3, 97))  # a class of three: one node in each part
