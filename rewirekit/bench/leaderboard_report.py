@@ -368,9 +368,9 @@ def _standings_section(board: Leaderboard) -> html.Section:
     return html.Section(
         "Leaderboard standings",
         "".join(parts),
-        lead=f"The fair protocol: {p.num_splits} random 60/20/20 splits, each with training "
-        f"seeds {', '.join(map(str, p.seeds))}; {p.trials} Optuna trials per cell, the same "
-        f"for every method.{_selftraining(p).replace('`', '')} "
+        lead=f"The fair protocol: {p.num_splits} splits, {_splits_text(board).replace('`', '')}, "
+        f"each with training seeds {', '.join(map(str, p.seeds))}; {p.trials} Optuna trials "
+        f"per cell, the same for every method.{_selftraining(p).replace('`', '')} "
         f"Wins / ties / losses against {BASELINE} by the 95% CI of the paired difference; "
         "average rank of test accuracy (1 = best).",
     )
