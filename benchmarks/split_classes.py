@@ -7,7 +7,9 @@ training quota per class, and the classes absent from the validation and the tes
 splits ``0..splits-1`` (the leaderboard's ten), and the split the leaderboard evaluates the
 dataset on (:func:`rewirekit.bench.leaderboard.protocol_split`): ``dense``, or
 ``stratified`` where a ``dense`` validation or test set holds one class only, with that
-finding of :func:`rewirekit.datasets.single_class_split`::
+finding of :func:`rewirekit.datasets.single_class_split`; and, on that split, the share of
+each test set's most frequent class (:func:`rewirekit.datasets.majority_class_accuracy`),
+the accuracy of the best constant prediction, which a model's accuracy is read against::
 
     REWIREKIT_DATA=../shared/datasets python benchmarks/split_classes.py > docs/split_classes.txt
 """
@@ -23,6 +25,7 @@ from rewirekit.datasets import (
     get_split_preset,
     held_out_classes,
     list_datasets,
+    majority_class_accuracy,
     single_class_split,
 )
 
@@ -37,7 +40,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"split preset {SPLIT_PRESET!r}, splits 0..{args.splits - 1}")
     print(
         "dataset | class sizes | training quota per class | not in validation | not in test "
-        "| leaderboard split"
+        "| leaderboard split | majority class of test (%)"
     )
     names = args.datasets or [d.name for d in list_datasets() if d.available_offline]
     for name in names:
@@ -49,11 +52,12 @@ def main(argv: list[str] | None = None) -> None:
             absent[part] |= set(range(len(sizes))) - set(present)
         problem = single_class_split(preset, data, name, args.splits)
         verdict = protocol_split(data, name, args.splits)
+        floor = majority_class_accuracy(get_split_preset(verdict), data, name, args.splits)
         if problem is not None:
             verdict += f" ({problem})"
         print(
             f"{name} | {sizes} | {quota} | {sorted(absent['validation'])} | "
-            f"{sorted(absent['test'])} | {verdict}"
+            f"{sorted(absent['test'])} | {verdict} | {floor:.2f}"
         )
 
 

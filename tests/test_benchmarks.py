@@ -706,7 +706,8 @@ def test_split_classes_names_the_classes_the_dense_split_never_tests(capsys):
         pytest.skip("texas and minesweeper are not both in $REWIREKIT_DATA")
     _script("split_classes").main(["--datasets", "texas", "minesweeper"])
     lines = capsys.readouterr().out.splitlines()
-    assert lines[2] == "texas | [33, 1, 18, 101, 30] | 22 | [0, 1, 2] | [1, 2] | dense"
+    assert lines[2] == "texas | [33, 1, 18, 101, 30] | 22 | [0, 1, 2] | [1, 2] | dense | 80.16"
     assert lines[3].startswith(
         "minesweeper | [8000, 2000] | 3000 | [1] | [1] | stratified (the 'dense' split 0"
     )
+    assert lines[3].endswith(" | 80.00")  # stratified: 20% of each class, 80% class 0

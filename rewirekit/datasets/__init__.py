@@ -26,6 +26,7 @@ from rewirekit.datasets.splits import (
     held_out_classes,
     largest_component,
     list_split_presets,
+    majority_class_accuracy,
     single_class_split,
 )
 from rewirekit.datasets.synthetic import (
@@ -56,6 +57,7 @@ __all__ = [
     "CSBM_PHI_GRID",
     "get_split_preset",
     "held_out_classes",
+    "majority_class_accuracy",
     "choose_split_preset",
     "SplitChoice",
     "GENERATOR_SPLITS",

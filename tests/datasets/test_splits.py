@@ -20,6 +20,7 @@ from rewirekit.datasets import (
     list_datasets,
     list_split_presets,
     load,
+    majority_class_accuracy,
     single_class_split,
 )
 from rewirekit.errors import RewireError
@@ -116,6 +117,20 @@ def test_stratified_split_keeps_every_class_in_every_part_where_dense_cannot():
     tiny = toy(class_sizes=(3, 97))  # a class of three: one node in each part
     masks = stratified.split(tiny, 0, key="tiny")
     assert [int((tiny.y[mask] == 0).sum()) for mask in masks] == [1, 1, 1]
+
+
+def test_majority_class_accuracy_is_the_best_constant_predictions_test_accuracy():
+    stratified = get_split_preset("stratified")
+    assert majority_class_accuracy(stratified, toy((80, 20)), "mines", 3) == pytest.approx(80.0)
+    assert majority_class_accuracy(stratified, toy((20, 80)), "mines", 3) == pytest.approx(80.0)
+    # dense trains on class 1 whole (its 20 nodes are under the quota of 30): test holds
+    # class 0 only
+    assert majority_class_accuracy(get_split_preset("dense"), toy((80, 20)), "mines", 2) == 100.0
+    data = toy((50, 30, 20))
+    test = data.y[stratified.split(data, 0, key="three")[2]]
+    assert majority_class_accuracy(stratified, data, "three", 1) == pytest.approx(
+        100.0 * (test == 0).double().mean().item()
+    )
 
 
 @pytest.mark.parametrize("name", RANDOM_PRESETS)
