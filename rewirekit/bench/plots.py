@@ -11,6 +11,11 @@ from rewirekit.bench.report import SummaryRow
 if TYPE_CHECKING:
     from rewirekit.bench import leaderboard
 
+#: A sweep plot with more lines than this puts its legend beside the axes.
+LEGEND_INSIDE_UP_TO = 8
+#: Line styles of a sweep plot's models, in the order they first appear.
+LINE_STYLES = ("-", "--", ":", "-.")
+
 
 def plot_sweep(
     points: list[tuple[float, SummaryRow]],
@@ -21,7 +26,9 @@ def plot_sweep(
 ) -> Path:
     """Test accuracy against a swept parameter, one line per (model, method), with 95% CIs.
 
-    A line is labelled ``MODEL + method``, or just ``MODEL`` for the unrewired graph (``none``).
+    A line is labelled ``MODEL + method``, or just ``MODEL`` for the unrewired graph (``none``);
+    each model has its own line style; with more than :data:`LEGEND_INSIDE_UP_TO` lines the
+    legend goes beside the axes.
 
     Args:
         points: ``(x, row)`` pairs, e.g. ``(phi, summary row of the cSBM at that phi)``.
@@ -29,21 +36,29 @@ def plot_sweep(
     """
     plt = _pyplot()
     lines: dict[str, list[tuple[float, SummaryRow]]] = defaultdict(list)
+    styles: dict[str, str] = {}  # one line style per model: "-", "--", ...
     for x, row in points:
         name = row.model.upper()
         lines[name if row.method == "none" else f"{name} + {row.method}"].append((x, row))
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+        styles.setdefault(row.model, LINE_STYLES[len(styles) % len(LINE_STYLES)])
+    crowded = len(lines) > LEGEND_INSIDE_UP_TO
+    size = (10, max(4.5, 1 + 0.17 * len(lines))) if crowded else (7, 4.5)
+    fig, ax = plt.subplots(figsize=size)
     for label, series in lines.items():
         series.sort(key=lambda p: p[0])
         xs = [x for x, _ in series]
-        ax.plot(xs, [r.mean for _, r in series], marker="o", label=label)
+        style = styles[series[0][1].model]
+        ax.plot(xs, [r.mean for _, r in series], marker="o", linestyle=style, label=label)
         ax.fill_between(
             xs, [r.ci_low for _, r in series], [r.ci_high for _, r in series], alpha=0.2
         )
     ax.set_xlabel(xlabel)
     ax.set_ylabel("test accuracy (%)")
     ax.grid(alpha=0.3)
-    ax.legend()
+    if crowded:  # beside the axes, one entry per line, rather than over the curves
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
+    else:
+        ax.legend()
     if title:
         ax.set_title(title)
     return _save(fig, path)
