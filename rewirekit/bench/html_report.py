@@ -31,6 +31,7 @@ from pathlib import Path
 from rewirekit.bench.html import Cell, Section, image, paragraph, table, write_page
 from rewirekit.bench.leaderboard_report import leaderboard_sections
 from rewirekit.bench.plots import plot_sweep
+from rewirekit.bench.presets import is_tuned_preset
 from rewirekit.bench.report import SummaryRow, compare_to_baseline, summarize_records
 from rewirekit.bench.runner import DatasetSpec, MethodSpec
 from rewirekit.bench.store import RunRecord
@@ -155,7 +156,9 @@ def _verdict(low: float, high: float) -> str:
 def sweep_points(rows: Sequence[SummaryRow]) -> dict[str, list[tuple[float, SummaryRow]]]:
     """The cSBM rows of ``rows`` as ``(phi, row)`` points, by sweep: one per cSBM size, seed,
     split and training preset (the plot title) that ran at two angles φ at least (a
-    leaderboard's cSBM at one φ is no sweep).
+    leaderboard's cSBM at one φ is no sweep). Rows trained with tuned hyperparameters
+    (:func:`~rewirekit.bench.presets.is_tuned_preset`: tuning trials, e.g. a leaderboard's)
+    are left out: their settings change from trial to trial, so they trace no curve.
 
     A method whose parameters change with φ (JDR with the paper's per-φ settings) is one
     series, labelled ``<name> (per-φ settings)``; methods with fixed parameters keep their
@@ -163,7 +166,7 @@ def sweep_points(rows: Sequence[SummaryRow]) -> dict[str, list[tuple[float, Summ
     sweeps: dict[str, list[tuple[float, SummaryRow]]] = defaultdict(list)
     for row in rows:
         params = parse_csbm_key(row.dataset)
-        if params is not None:
+        if params is not None and not is_tuned_preset(row.training_preset):
             title = (
                 f"cSBM N={params['num_nodes']} F={params['num_features']} seed={params['seed']}, "
                 f"{row.split_preset} split, {row.training_preset} training"

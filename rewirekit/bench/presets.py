@@ -908,6 +908,11 @@ def tuned_preset_name(base: str, overrides: dict[str, Any]) -> str:
     return base + json.dumps(overrides, sort_keys=True, separators=(",", ":"))
 
 
+def is_tuned_preset(name: str) -> bool:
+    """Whether ``name`` is a tuned variant made by :func:`tuned_preset_name`."""
+    return "{" in name
+
+
 _CITATION = ("cora", "citeseer", "pubmed")
 
 

@@ -3,6 +3,7 @@
 import re
 import shutil
 import subprocess
+from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -109,9 +110,12 @@ def test_the_leaderboard_comes_first_with_its_standings_cd_diagram_and_cells():
     assert not [s for s in store_sections(sweep_records(), diagnosis=False) if "Leader" in s.title]
 
 
-def test_a_csbm_at_one_angle_is_no_sweep():
+def test_a_csbm_at_one_angle_and_tuning_trials_are_no_sweep():
     one_angle = [r for r in sweep_records() if parse_csbm_key(r.key.dataset)["phi"] == 0.5]
     assert sweep_points(summarize_records(one_angle)) == {}
+    tuned = tuned_preset_name("fair", {"lr": 0.01})  # a leaderboard's trial, at every φ
+    trials = [replace(r, key=replace(r.key, training_preset=tuned)) for r in sweep_records()]
+    assert sweep_points(summarize_records(trials)) == {}
     assert len(sweep_points(summarize_records(sweep_records()))) == 1
 
 
