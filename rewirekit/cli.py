@@ -450,7 +450,7 @@ def leaderboard(
 
     import torch
 
-    from rewirekit.bench.leaderboard import Protocol, run_leaderboard
+    from rewirekit.bench.leaderboard import Protocol, constant_prediction_floors, run_leaderboard
     from rewirekit.bench.leaderboard import leaderboard as build
     from rewirekit.bench.leaderboard_report import write_leaderboard
     from rewirekit.bench.progress import RichProgress
@@ -502,7 +502,10 @@ def leaderboard(
             )
     board = build(records, Protocol.of(records, selftrain=selftraining))
     note = None if preamble is None else str(preamble)
-    written = write_leaderboard(board, records, out, rows_file=str(target), preamble_file=note)
+    floors = constant_prediction_floors(board)
+    written = write_leaderboard(
+        board, records, out, rows_file=str(target), preamble_file=note, floors=floors
+    )
     if html is not None:
         from rewirekit.bench.html_report import write_report
 

@@ -52,7 +52,13 @@ from rewirekit.bench.runner import (
 from rewirekit.bench.stats import PairedComparison, Summary, paired_comparison, summarize
 from rewirekit.bench.store import ResultStore, RunKey, RunRecord
 from rewirekit.bench.tuning import study_storage, tune
-from rewirekit.datasets import get_split_preset, single_class_split
+from rewirekit.datasets import (
+    available_offline,
+    get_split_preset,
+    majority_class_accuracy,
+    single_class_split,
+    standardize,
+)
 from rewirekit.errors import RewireError
 from rewirekit.methods import method_class
 
@@ -517,6 +523,25 @@ def dataset_splits(
             ".protocol_split)."
         )
     return {dataset: names.pop() for dataset, names in found.items()}
+
+
+def constant_prediction_floors(board: Leaderboard) -> dict[str, float]:
+    """The test accuracy (percent) of the best constant prediction on each dataset of
+    ``board``: :func:`~rewirekit.datasets.majority_class_accuracy` over the protocol's splits
+    of the dataset's split preset, the floor its cells are read against.
+
+    Computed from the labels, so only for datasets at hand without a download: a cSBM
+    (generated from its key) and a named dataset in the offline folder (``REWIREKIT_DATA``).
+    A graph read from a file, or a named dataset not in that folder, has no entry."""
+    floors = {}
+    for key, preset_name in sorted(board.splits.items()):
+        spec = DatasetSpec.from_key(key)
+        if spec is None or (not spec.params and not available_offline(key)):
+            continue
+        preset = get_split_preset(preset_name)
+        data = preset.prepare(standardize(spec.load()))
+        floors[key] = majority_class_accuracy(preset, data, key, board.protocol.num_splits)
+    return floors
 
 
 @dataclass(frozen=True)
