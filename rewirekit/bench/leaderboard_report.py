@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import tempfile
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -94,12 +95,9 @@ def to_markdown(
         rebuild += f" --preamble {preamble_file}"
     datasets = sorted({c.dataset for c in board.cells})
     methods = sorted({c.method for c in board.cells}, key=lambda m: (m != BASELINE, m))
-    train_s = sum(r.train_seconds for r in records)
-    rewirings = {
-        (r.key.dataset, r.key.method, r.key.params_hash, r.key.training_preset): r.rewire_seconds
-        for r in records
-    }
-    rewire_s = sum(rewirings.values())
+    compute = _compute_seconds(records)
+    train_s = sum(t for t, _ in compute.values())
+    rewire_s = sum(r for _, r in compute.values())
     title = "# The fair leaderboard"
     if p.selftrain is not None:
         title += f", self-trained by {p.selftrain.label}"
@@ -134,7 +132,8 @@ def to_markdown(
         f"- **Grid of this page**: datasets {_names(datasets)}; models "
         f"{_names(_models(board))}; methods {_names(methods)}.",
         f"- **Compute in the rows**: {train_s:.0f} s of training and {rewire_s:.0f} s of "
-        "rewiring (summed over runs and over distinct parameter sets).",
+        "rewiring (summed over runs and over distinct parameter sets; per dataset at the end "
+        "of the page).",
         "",
     ]
     floors = floors or {}
@@ -152,12 +151,52 @@ def to_markdown(
     for model, names in (figures or {}).items():
         lines += [f"![{model} {name}]({name})" for name in names] + [""]
     lines += _training_comparison(board, records)
+    lines += _compute_table(compute)
     if board.missing:
         lines += ["## Cells without a result", "", "| dataset | model | method | reason |"]
         lines += ["|---|---|---|---|"]
         lines += [f"| {m.dataset} | {m.model} | {m.method} | {m.reason} |" for m in board.missing]
         lines.append("")
     return "\n".join(lines)
+
+
+def _compute_seconds(records: Sequence[RunRecord]) -> dict[str, tuple[float, float]]:
+    """Training and rewiring seconds of each dataset's rows: every run's training, and each
+    distinct parameter set's rewiring once (a rewiring serves every run of its set)."""
+    training: dict[str, float] = defaultdict(float)
+    rewirings = {}
+    for r in records:
+        training[r.key.dataset] += r.train_seconds
+        key = (r.key.dataset, r.key.method, r.key.params_hash, r.key.training_preset)
+        rewirings[key] = r.rewire_seconds
+    rewiring: dict[str, float] = defaultdict(float)
+    for (dataset, *_), seconds in rewirings.items():
+        rewiring[dataset] += seconds
+    return {d: (training[d], rewiring[d]) for d in sorted(training)}
+
+
+def _compute_table(compute: dict[str, tuple[float, float]]) -> list[str]:
+    lines = [
+        "## Compute per dataset",
+        "",
+        "Hours of training and of rewiring in each dataset's rows: the wall time each run "
+        "measured of its own training and rewiring (one torch thread), summed. Runs that "
+        "shared their core or spanned a pause count the longer time; loading, splitting and "
+        "tuning overhead are not in it.",
+        "",
+        "| dataset | training (h) | rewiring (h) | total (h) |",
+        "|---|---|---|---|",
+    ]
+    for dataset, (training, rewiring) in compute.items():
+        total = training + rewiring
+        lines.append(
+            f"| {dataset} | {training / 3600:.2f} | {rewiring / 3600:.2f} | {total / 3600:.2f} |"
+        )
+    training = sum(t for t, _ in compute.values())
+    rewiring = sum(r for _, r in compute.values())
+    total = (training + rewiring) / 3600
+    lines.append(f"| all | {training / 3600:.2f} | {rewiring / 3600:.2f} | {total:.2f} |")
+    return lines + [""]
 
 
 def _training_comparison(board: Leaderboard, records: Sequence[RunRecord]) -> list[str]:

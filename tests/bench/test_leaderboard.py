@@ -133,6 +133,17 @@ def test_cells_are_read_against_the_constant_prediction_of_their_dataset(tmp_pat
     assert "Not computed for `cora`: the labels were not at hand" in page
 
 
+def test_the_page_sums_each_datasets_compute_counting_a_rewiring_once_per_parameter_set():
+    rows = _cell("a", "none", [0.5] * 4) + _cell("a", "random", [0.6] * 4, params={"add": 1})
+    rows = [replace(r, train_seconds=450.0, rewire_seconds=900.0) for r in rows]
+    rows += [replace(r, key=replace(r.key, dataset="b")) for r in rows[:8]]  # none only
+    page = to_markdown(leaderboard(rows, PROTOCOL), rows, rows_file="rows.csv")
+    assert "| a | 2.00 | 0.50 | 2.50 |" in page  # 16 runs x 450 s; 2 sets x 900 s
+    assert "| b | 1.00 | 0.25 | 1.25 |" in page
+    assert "| all | 3.00 | 0.75 | 3.75 |" in page
+    assert "10800 s of training and 2700 s of rewiring" in page
+
+
 def test_a_cell_without_its_other_seeds_is_listed_missing():
     rows = _cell("a", "none", [0.5] * 4) + [
         r for r in _cell("a", "m", [0.6] * 4, params={"add": 1}) if r.key.seed == 0
