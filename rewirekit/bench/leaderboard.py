@@ -24,7 +24,9 @@ The protocol, the same for every (dataset, model, method) cell:
   Classifiers over Multiple Data Sets", JMLR 2006).
 
 Everything reported is computed from the stored rows alone (:func:`leaderboard`), so a
-leaderboard is rebuilt from its CSV export without running anything.
+leaderboard is rebuilt from its CSV export without running anything; only the floor each
+cell is read against, the accuracy of a constant prediction
+(:func:`constant_prediction_floors`), reads the datasets' labels.
 """
 
 from __future__ import annotations

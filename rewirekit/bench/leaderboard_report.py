@@ -1,6 +1,7 @@
 """The leaderboard as a Markdown page with its figures (critical-difference diagram, paired
-differences), written from a :class:`~rewirekit.bench.leaderboard.Leaderboard` alone, and
-as sections of the HTML report (:func:`leaderboard_sections`)."""
+differences), written from a :class:`~rewirekit.bench.leaderboard.Leaderboard` and each
+dataset's constant prediction (where its labels are at hand), and as sections of the HTML
+report (:func:`leaderboard_sections`)."""
 
 from __future__ import annotations
 
