@@ -19,7 +19,10 @@ values. It also writes the rule's profiles of all datasets, which ``rewirekit au
     REWIREKIT_DATA=../shared/datasets nice python benchmarks/auto_lodo.py
 
 ``--rule-only`` skips the tuning (the rule's own first pick is still scored). The tuning rows
-go to a resumable store (``--store``). ``--drop DATASET...`` leaves datasets out, e.g. one
+go to a resumable store (``--store``); ``--folds DATASET...`` scores only those held-out
+datasets and writes neither the page nor the profiles, so that a second process on the same
+store takes folds the first reaches later (rerun without it: the page then reads the stored
+runs). ``--drop DATASET...`` leaves datasets out, e.g. one
 whose leaderboard rows came after a run.
 """
 
@@ -95,6 +98,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--drop", nargs="+", default=[], help="datasets whose rows are left out (all models)"
     )
+    parser.add_argument(
+        "--folds", nargs="+", help="score only these held-out datasets; write no files"
+    )
     args = parser.parse_args(argv)
     rows_files = args.rows or [Path("docs") / "leaderboard.csv.gz"]
     torch.set_num_threads(1)
@@ -115,12 +121,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         features[key] = diagnosis_features(diagnosis)
     profiles = [p for p in profiles_from_leaderboard(records, features) if p.model == args.model]
     source = f"{', '.join(map(str, rows_files))} (model {args.model}): {COMMAND}"
-    save_profiles(profiles, args.profiles, source)
+    if args.folds is None:
+        save_profiles(profiles, args.profiles, source)
     grid = sorted(set.intersection(*(set(p.gains) for p in profiles)))
     folds = leave_one_dataset_out(records, features, args.model)
     results = []
     with ResultStore(args.store) as store:
         for held_out, train in folds:
+            if args.folds is not None and held_out.dataset not in args.folds:
+                continue
             rule = ShortlistRule(tuple(train), neighbours=args.neighbours)
             ranking = rule.rank(held_out.features, grid)
             nearest = rule.distances(held_out.features)[: args.neighbours]
@@ -182,6 +191,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         m: sum(p.gains.get(m, 0.0) for p in profiles) / len(profiles) for m in [BASELINE, *grid]
     }
     best_single = max(sorted(means), key=lambda m: means[m])
+    if args.folds is not None:
+        for row in results:
+            print({k: _cell(v) for k, v in row.items()})
+        return 0
     args.out.mkdir(parents=True, exist_ok=True)
     with open(args.out / "auto_lodo.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, COLUMNS)
