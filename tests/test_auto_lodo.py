@@ -50,3 +50,18 @@ def test_the_rule_columns_and_the_shipped_profiles_come_from_the_committed_rows(
         {**p, "features": pytest.approx(p["features"], rel=1e-9, abs=1e-12)}
         for p in shipped["profiles"]
     ]
+
+
+def test_folds_score_only_the_named_datasets_and_write_no_files(tmp_path, capsys):
+    if not all(available_offline(d) for d in ("texas", "cornell", "wisconsin")):
+        pytest.skip("texas, cornell and wisconsin are not all in $REWIREKIT_DATA")
+    rows = ROOT / "docs" / "leaderboard.csv.gz"
+    script = _load()
+    others = sorted({r.key.dataset for r in script.read_rows([rows])} - {"texas", "cornell"})
+    out, profiles = tmp_path / "out", tmp_path / "profiles.json"
+    args = ["--rule-only", "--folds", "texas", "--out", str(out), "--profiles", str(profiles)]
+    assert script.main([*args, "--rows", str(rows), "--drop", *others]) == 0
+    printed = capsys.readouterr().out
+    assert "'dataset': 'texas'" in printed and "'dataset': 'cornell'" not in printed
+    assert "'nearest': 'cornell" in printed  # fitted on the other datasets all the same
+    assert not out.exists() and not profiles.exists()
