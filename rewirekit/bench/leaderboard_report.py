@@ -32,6 +32,10 @@ from rewirekit.bench.runner import MethodSpec
 from rewirekit.bench.store import RunRecord
 from rewirekit.errors import RewireError
 
+#: Points within which a cell's mean counts as at the floor (both are means of fractions, so
+#: a constant prediction's cell can land a rounding error above its floor).
+FLOOR_TOLERANCE = 1e-9
+
 
 def write_leaderboard(
     board: Leaderboard,
@@ -305,7 +309,7 @@ def _floor_table(board: Leaderboard, floors: Mapping[str, float]) -> list[str]:
         counts = []
         for model in models:
             cells = [c for c in board.cells if (c.dataset, c.model) == (dataset, model)]
-            below = sum(c.test.mean <= floors[dataset] for c in cells)
+            below = sum(c.test.mean <= floors[dataset] + FLOOR_TOLERANCE for c in cells)
             counts.append(f"{below} of {len(cells)}")
         split = board.splits[dataset]
         lines.append(f"| {dataset} | {split} | {floors[dataset]:.2f} | {' | '.join(counts)} |")

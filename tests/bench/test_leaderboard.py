@@ -131,6 +131,10 @@ def test_cells_are_read_against_the_constant_prediction_of_their_dataset(tmp_pat
     assert f"| {graph} | random | 20.00 ± 0.00 | {20 - floors[graph]:+.2f} |" in page
     assert "| cora | none | 50.00 ± 0.00 | — |" in page
     assert "Not computed for `cora`: the labels were not at hand" in page
+    # at the floor up to rounding (100 * 0.07 == 7.000000000000001) counts as at the floor
+    rows = _cell(graph, "none", [0.9] * 4) + _cell(graph, "random", [0.07] * 4, params={"add": 1})
+    page = to_markdown(leaderboard(rows, PROTOCOL), rows, rows_file="rows.csv", floors={graph: 7})
+    assert f"| {graph} | dense | 7.00 | 1 of 2 |" in page
 
 
 def test_the_page_sums_each_datasets_compute_counting_a_rewiring_once_per_parameter_set():
