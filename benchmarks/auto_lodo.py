@@ -22,8 +22,9 @@ values. It also writes the rule's profiles of all datasets, which ``rewirekit au
 go to a resumable store (``--store``); ``--folds DATASET...`` scores only those held-out
 datasets and writes neither the page nor the profiles, so that a second process on the same
 store takes folds the first reaches later (rerun without it: the page then reads the stored
-runs). Never let both reach one fold at once: they would tune in one Optuna study and give it
-more trials than ``--trials`` (delete that fold's studies and rerun it).
+runs). A process that reaches a fold the other is tuning stops with an error naming that
+process (each Optuna study is leased to one process, :mod:`rewirekit.bench.leases`); run it
+again once the other is done.
 ``--drop DATASET...`` leaves datasets out, e.g. one whose leaderboard rows came after a run.
 """
 

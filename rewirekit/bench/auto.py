@@ -62,6 +62,7 @@ from rewirekit.bench.leaderboard import (
     leaderboard,
     protocol_split,
 )
+from rewirekit.bench.leases import LeaseHeld
 from rewirekit.bench.presets import model_space, tuned_preset_name
 from rewirekit.bench.runner import BenchmarkSpec, DatasetSpec, MethodSpec, Progress, run_benchmark
 from rewirekit.bench.stats import PairedComparison, Summary, paired_comparison, summarize
@@ -470,7 +471,7 @@ def _tune_all(
                 progress=progress,
             )
         except RewireError as err:
-            if method == BASELINE or isinstance(err, DatasetUnavailable):
+            if method == BASELINE or isinstance(err, (DatasetUnavailable, LeaseHeld)):
                 raise
             out.append((method, str(err)))
             continue

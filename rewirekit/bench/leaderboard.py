@@ -42,6 +42,7 @@ from scipy import stats
 from torch_geometric.data import Data
 
 from rewirekit.bench.backends import Backend, LocalBackend
+from rewirekit.bench.leases import LeaseHeld
 from rewirekit.bench.presets import TunedPreset, get_training_preset, model_space
 from rewirekit.bench.runner import (
     BenchmarkSpec,
@@ -226,12 +227,12 @@ def _try_cell(
     cell: tuple[DatasetSpec, str, str, str],
 ) -> Skipped | None:
     """Run one cell on its split preset; a method that refuses every parameter set is
-    skipped (not ``none``)."""
+    skipped (not ``none``). A cell another process is tuning stops the run."""
     dataset, model, method, split = cell
     try:
         _run_cell(dataset, model, method, split, store, protocol, progress)
     except RewireError as err:
-        if method == BASELINE:
+        if method == BASELINE or isinstance(err, LeaseHeld):
             raise
         return Skipped(dataset.key, model, method, str(err))
     return None

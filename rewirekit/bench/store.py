@@ -37,6 +37,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 
+from rewirekit.bench import leases
 from rewirekit.errors import RewireError
 
 _METADATA = sa.MetaData()
@@ -189,6 +190,7 @@ class ResultStore:
                 if conn.dialect.name == "postgresql":
                     conn.execute(sa.select(sa.func.pg_advisory_xact_lock(_SCHEMA_LOCK)))
                 _METADATA.create_all(conn)
+                leases.create_table(conn)
                 _add_report_column(conn)
         except ImportError as err:
             raise RewireError(
@@ -219,6 +221,15 @@ class ResultStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def lease(self, name: str, *, lapse: float = 120.0) -> leases.Lease:
+        """A :class:`~rewirekit.bench.leases.Lease` on ``name`` in this store's database, for
+        a ``with`` block: one live process at a time (an Optuna study's search). A store in
+        memory, which no other process can open, renews no heartbeat."""
+        in_memory = self.dialect == "sqlite" and self.path is None
+        return leases.Lease(
+            self._engine, name, self._insert, interval=None if in_memory else lapse / 4, lapse=lapse
+        )
 
     def __len__(self) -> int:
         with self._engine.connect() as conn:

@@ -19,7 +19,10 @@ those not yet tried, so a small grid is covered instead of resampled. The search
 
 A killed search resumes: the study is reloaded, a trial that was running is queued again
 (its finished splits come back from the store) and the search continues until the study has
-the requested number of distinct evaluations.
+the requested number of distinct evaluations. One process searches a study at a time: the
+search holds a lease on it in the store (:mod:`rewirekit.bench.leases`), and a second process
+reaching a study in use stops with :class:`~rewirekit.bench.leases.LeaseHeld` instead of
+corrupting it.
 """
 
 from __future__ import annotations
@@ -186,6 +189,8 @@ def tune(
     Raises:
         RewireError: for a method without a search space, fewer than one trial or split, or
             when no parameter set could be evaluated.
+        LeaseHeld: when another live process is searching the same study (or took it over
+            after this one stalled past the lease's lapse).
     """
     space = tuning_space(method, model_space)
     if not space:
@@ -201,16 +206,6 @@ def tune(
     name = f"{method}|{dataset.key}|{split_preset}|{training}|{model}|{num_splits}"
     if model_space or seeds != (0,):
         name += f"|model={sorted(model_space or {})}|seeds={list(seeds)}"
-    storage = study_storage(store)
-    study = optuna.create_study(
-        study_name=name,
-        storage=storage,
-        direction="maximize",
-        sampler=optuna.samplers.TPESampler(seed=seed),
-        load_if_exists=True,
-    )
-    _requeue_interrupted(study, storage)
-    distributions = to_optuna(space)
 
     def evaluate(params: dict[str, Any]) -> list[RunRecord]:
         method_params, model_params = split_params(params)
@@ -226,33 +221,48 @@ def tune(
         )
         return run_benchmarks([spec], store, backend=backend)
 
-    tried = {_key(t.params): t for t in _outcomes(study)}  # evaluated or refused
-    evaluated = sum(t.state == TrialState.COMPLETE for t in tried.values())
-    if progress is not None:
-        progress.start(trials)
-        for _ in range(min(evaluated, trials)):
-            progress.advance("stored trial")
-    refused_now = 0
-    while evaluated < trials and len(tried) < space_size(space) and refused_now < 3 * trials:
-        trial = study.ask(distributions)
-        earlier = tried.get(_key(trial.params))
-        if earlier is not None:
-            _tell_repeat(study, trial, earlier)
-            _enqueue_untried(study, distributions, space, tried, seed=(seed, trial.number))
-            continue
-        try:
-            records = evaluate(trial.params)
-        except DatasetUnavailable:
-            raise
-        except RewireError as err:
-            trial.set_user_attr(REJECTED, str(err))
-            tried[_key(trial.params)] = study.tell(trial, state=TrialState.FAIL)
-            refused_now += 1
-            continue
-        tried[_key(trial.params)] = study.tell(trial, float(np.mean([r.val_acc for r in records])))
-        evaluated += 1
+    with store.lease(f"optuna study {name}") as lease:
+        storage = study_storage(store)
+        study = optuna.create_study(
+            study_name=name,
+            storage=storage,
+            direction="maximize",
+            sampler=optuna.samplers.TPESampler(seed=seed),
+            load_if_exists=True,
+        )
+        _requeue_interrupted(study, storage)
+        distributions = to_optuna(space)
+
+        tried = {_key(t.params): t for t in _outcomes(study)}  # evaluated or refused
+        evaluated = sum(t.state == TrialState.COMPLETE for t in tried.values())
         if progress is not None:
-            progress.advance(f"trial {trial.number}")
+            progress.start(trials)
+            for _ in range(min(evaluated, trials)):
+                progress.advance("stored trial")
+        refused_now = 0
+        while evaluated < trials and len(tried) < space_size(space) and refused_now < 3 * trials:
+            trial = study.ask(distributions)
+            earlier = tried.get(_key(trial.params))
+            if earlier is not None:
+                _tell_repeat(study, trial, earlier)
+                _enqueue_untried(study, distributions, space, tried, seed=(seed, trial.number))
+                continue
+            try:
+                records = evaluate(trial.params)
+            except DatasetUnavailable:
+                raise
+            except RewireError as err:
+                lease.check()
+                trial.set_user_attr(REJECTED, str(err))
+                tried[_key(trial.params)] = study.tell(trial, state=TrialState.FAIL)
+                refused_now += 1
+                continue
+            lease.check()  # an evaluation takes minutes: tell nothing once the lease is gone
+            value = float(np.mean([r.val_acc for r in records]))
+            tried[_key(trial.params)] = study.tell(trial, value)
+            evaluated += 1
+            if progress is not None:
+                progress.advance(f"trial {trial.number}")
     done = [t for t in tried.values() if t.state == TrialState.COMPLETE]
     if not done:
         refusals = [t.user_attrs[REJECTED] for t in tried.values()]
@@ -347,11 +357,8 @@ def _values(distribution: BaseDistribution) -> list[Any]:
 
 
 def _requeue_interrupted(study: optuna.Study, storage: optuna.storages.BaseStorage) -> None:
-    """Trials left RUNNING by a killed process are marked failed and queued again.
-
-    (One search process per study: a trial another live process is running would be
-    queued twice.)
-    """
+    """Trials left RUNNING by a killed process are marked failed and queued again (the
+    caller holds the study's lease, so no live process is running them)."""
     study_id = storage.get_study_id_from_name(study.study_name)
     for trial in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
         trial_id = storage.get_trial_id_from_study_id_trial_number(study_id, trial.number)
