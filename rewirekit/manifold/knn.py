@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.neighbors import NearestNeighbors
 
 from rewirekit.errors import RewireError
@@ -117,6 +118,13 @@ def knn_graph(points: object, k: int) -> KnnGraph:
     symmetrised as ``A = max(A, Aᵀ)``: ``{i, j}`` is an edge when either point is among the
     other's ``k`` nearest. Edges carry their Euclidean length.
 
+    Ties at the ``k``-th distance (common with binary features: bag-of-words distances are
+    square roots of integers) go to the points of smaller index. A search's own order of
+    equal distances comes from an unstable sort whose result depends on the CPU (NumPy picks
+    its sorting kernel by SIMD extension), so without this rule one dataset gives different
+    graphs on different machines. Distances within ``1e-9`` relative of the ``k``-th count as
+    tied.
+
     Args:
         points: ``[n, d]`` array.
         k: neighbours per point, ``1 <= k < n``.
@@ -132,6 +140,43 @@ def knn_graph(points: object, k: int) -> KnnGraph:
     k = check_int("k", k, 1)
     if k >= n:
         raise RewireError(f"k must be smaller than the number of points ({n}), got {k}.")
-    distances, neighbours = NearestNeighbors(n_neighbors=k).fit(points).kneighbors()
+    search = NearestNeighbors().fit(points)
+    if k == n - 1:  # every other point: no tie to break
+        distances, neighbours = search.kneighbors(n_neighbors=k)
+    else:
+        distances, neighbours = search.kneighbors(n_neighbors=k + 1)
+        tied = distances[:, k] <= distances[:, k - 1] + _tie_tolerance(distances[:, k - 1])
+        distances, neighbours = distances[:, :k], neighbours[:, :k]
+        rows = np.flatnonzero(tied)
+        if rows.size:
+            neighbours[rows], distances[rows] = _nearest_by_index(points, rows, k)
     rows = np.repeat(np.arange(n, dtype=np.int64), k)
     return KnnGraph.from_pairs(n, rows, neighbours.ravel(), distances.ravel())
+
+
+def _tie_tolerance(distance: np.ndarray | float) -> np.ndarray | float:
+    return 1e-9 * distance + 1e-12
+
+
+def _nearest_by_index(
+    points: np.ndarray, rows: np.ndarray, k: int, chunk_bytes: int = 64 << 20
+) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` nearest other points of each point of ``rows`` (and their distances), the
+    points at the ``k``-th distance taken in index order: those strictly nearer first,
+    then the tied ones of smallest index. Distances are computed in chunks of rows."""
+    n = points.shape[0]
+    neighbours = np.empty((rows.size, k), dtype=np.int64)
+    distances = np.empty((rows.size, k))
+    step = max(1, chunk_bytes // (8 * n))
+    for start in range(0, rows.size, step):
+        chunk = rows[start : start + step]
+        block = euclidean_distances(points[chunk], points)
+        block[np.arange(chunk.size), chunk] = np.inf  # not its own neighbour
+        for i, row in enumerate(block):
+            kth = np.partition(row, k - 1)[k - 1]
+            tolerance = _tie_tolerance(kth)
+            nearer = np.flatnonzero(row < kth - tolerance)
+            tied = np.flatnonzero(np.abs(row - kth) <= tolerance)
+            chosen = np.concatenate([nearer, tied[: k - nearer.size]])
+            neighbours[start + i], distances[start + i] = chosen, row[chosen]
+    return neighbours, distances

@@ -27,6 +27,22 @@ def test_knn_graph_is_the_symmetrised_sklearn_graph():
     assert np.allclose(graph.length, np.linalg.norm(points[graph.src] - points[graph.dst], axis=1))
 
 
+@pytest.mark.parametrize("k", [1, 5, 29])
+def test_ties_at_the_kth_distance_go_to_the_smaller_index(k):
+    # Binary points: distances are square roots of integers, so most rows tie at the k-th.
+    points = np.random.default_rng(1).integers(0, 2, size=(30, 6)).astype(float)
+    squared = ((points[:, None] - points[None]) ** 2).sum(-1)  # exact integers
+    np.fill_diagonal(squared, np.inf)
+    nearest = np.array([np.lexsort((np.arange(30), row))[:k] for row in squared])
+    sym = np.zeros((30, 30), dtype=bool)
+    sym[np.repeat(np.arange(30), k), nearest.ravel()] = True
+    src, dst = np.nonzero(sym | sym.T)
+    upper = src < dst
+    graph = knn_graph(points, k)
+    assert np.array_equal(graph.src, src[upper]) and np.array_equal(graph.dst, dst[upper])
+    assert np.allclose(graph.length, np.sqrt(squared[graph.src, graph.dst]))
+
+
 def test_edge_index_holds_both_directions_with_weights():
     graph = knn_graph(_points(50), 3)
     ei, w = graph.edge_index, graph.edge_weight
