@@ -376,19 +376,26 @@ def _store_rows(
                 progress.advance(description)
 
 
-def rewire_cell(
+def method_input(
     dataset: DatasetSpec, model: str, method: MethodSpec, split_preset: str, training_preset: str
 ) -> Data:
-    """The graph one cell of a benchmark trains on: ``dataset`` standardised and prepared
-    by the split and training presets exactly as :func:`run_benchmark` prepares it, then
-    rewired by ``method`` (the result carries its ``rewire_report``). The runner rewires a
-    cell once for all its splits, so this is the graph behind every row of the cell."""
+    """The graph one cell of a benchmark hands its method: ``dataset`` standardised and
+    prepared by the split and training presets exactly as :func:`run_benchmark` prepares it
+    (features row-normalised where the training preset says so)."""
     split = get_split_preset(split_preset)
     training = get_training_preset(training_preset)
     data = _prepared(dataset, _undirected(dataset, method, training), split)
-    return get_method(method.name, **method.params)(
-        _method_input(data, dataset, model, method, training)
-    )
+    return _method_input(data, dataset, model, method, training)
+
+
+def rewire_cell(
+    dataset: DatasetSpec, model: str, method: MethodSpec, split_preset: str, training_preset: str
+) -> Data:
+    """The graph one cell of a benchmark trains on: :func:`method_input` rewired by
+    ``method`` (the result carries its ``rewire_report``). The runner rewires a cell once for
+    all its splits, so this is the graph behind every row of the cell."""
+    data = method_input(dataset, model, method, split_preset, training_preset)
+    return get_method(method.name, **method.params)(data)
 
 
 def _undirected(dataset: DatasetSpec, method: MethodSpec, training: Any) -> bool:
