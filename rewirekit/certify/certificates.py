@@ -172,7 +172,7 @@ def certify_multiclass(
     for row in rows:
         scores = np.array([svm.decision(row) for svm in svms])
         winner = int(scores.argmax())
-        rivals = [k for k in np.argsort(-scores) if k != winner]
+        rivals = [k for k in np.argsort(-scores, kind="stable") if k != winner]
         verdict = ("trivial", True, False, 0.0)
         for rival in rivals:
             verdict = _pair_node(train, row, y, C, budget, winner, int(rival), svms, options)
@@ -284,7 +284,7 @@ def _binary_node(train, row, y, C, budget, sign, clean, options):
         # flip the (at most budget) labels that add most to the margin sign * f(t)
         support = sign * alpha * y * row
         flipped = y.copy()
-        flipped[[i for i in np.argsort(-support)[:budget] if support[i] > 0]] *= -1
+        flipped[[i for i in np.argsort(-support, kind="stable")[:budget] if support[i] > 0]] *= -1
         worst = margin(flipped)
         if worst <= 0:
             return ("greedy", False, False, 0.0)
@@ -320,7 +320,7 @@ def _pair_node(train, row, y, C, budget, winner, rival, svms, options):
         support = (
             svms[winner].alpha * svms[winner].labels - svms[rival].alpha * svms[rival].labels
         ) * row
-        order = [i for i in np.argsort(-support) if y[i] != rival][:budget]
+        order = [i for i in np.argsort(-support, kind="stable") if y[i] != rival][:budget]
         attacked = y.copy()
         attacked[order] = rival
         if margin(attacked) <= 0:
