@@ -7,7 +7,14 @@ import subprocess
 import sys
 import time
 
-from rewirekit.bench.runner import BenchmarkSpec, DatasetSpec, MethodSpec, run_benchmark
+from rewirekit.bench.runner import (
+    BenchmarkSpec,
+    DatasetSpec,
+    MethodSpec,
+    method_input,
+    rewire_cell,
+    run_benchmark,
+)
 from rewirekit.bench.store import ResultStore
 from rewirekit.datasets import csbm
 
@@ -211,3 +218,16 @@ def test_first_split_runs_later_split_ids_with_the_same_rows(tmp_path):
         )
     assert [r.key.split_id for r in late] == [3, 4]
     assert [r.test_acc for r in all_five[3:]] == [r.test_acc for r in late]
+
+
+def test_method_input_and_rewire_cell_are_the_graphs_of_the_stored_rows():
+    dataset = DatasetSpec("csbm-cell", lambda: csbm(200, 40, phi=0.5, seed=2), "csbm")
+    method = MethodSpec("random", {"add": 30, "delete": 10, "seed": 0})
+    spec = BenchmarkSpec([dataset], [method], ["gcn"], "dense", "comfy", num_splits=2)
+    with ResultStore(":memory:") as store:
+        report = run_benchmark(spec, store)[0].rewire_report
+    given = method_input(dataset, "gcn", method, "dense", "comfy")
+    rewired = rewire_cell(dataset, "gcn", method, "dense", "comfy")
+    assert given.num_edges // 2 == report["edges_before"]
+    assert rewired.rewire_report.edges_after == report["edges_after"]
+    assert rewired.num_edges // 2 == report["edges_after"] != report["edges_before"]
