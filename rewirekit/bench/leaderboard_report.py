@@ -156,7 +156,7 @@ def to_markdown(
     for model, names in (figures or {}).items():
         lines += [f"![{model} {name}]({name})" for name in names] + [""]
     lines += _training_comparison(board, records)
-    lines += _compute_table(compute)
+    lines += _compute_table(compute, p)
     if board.missing:
         lines += ["## Cells without a result", "", "| dataset | model | method | reason |"]
         lines += ["|---|---|---|---|"]
@@ -180,7 +180,7 @@ def _compute_seconds(records: Sequence[RunRecord]) -> dict[str, tuple[float, flo
     return {d: (training[d], rewiring[d]) for d in sorted(training)}
 
 
-def _compute_table(compute: dict[str, tuple[float, float]]) -> list[str]:
+def _compute_table(compute: dict[str, tuple[float, float]], protocol: Protocol) -> list[str]:
     lines = [
         "## Compute per dataset",
         "",
@@ -201,7 +201,31 @@ def _compute_table(compute: dict[str, tuple[float, float]]) -> list[str]:
     rewiring = sum(r for _, r in compute.values())
     total = (training + rewiring) / 3600
     lines.append(f"| all | {training / 3600:.2f} | {rewiring / 3600:.2f} | {total:.2f} |")
-    return lines + [""]
+    return lines + ["", *_projection(training, rewiring, protocol)]
+
+
+def _projection(training: float, rewiring: float, protocol: Protocol) -> list[str]:
+    """The compute of the same cells at the default budget of trials, when the rows ran
+    fewer: every trial trains each split once and the chosen set trains the other seeds, so
+    training scales as ``(trials + seeds - 1)`` and rewiring (one per parameter set) as
+    ``trials``."""
+    default = Protocol().trials
+    if protocol.trials >= default:
+        return []
+    extra = len(protocol.seeds) - 1
+    train_scale = (default + extra) / (protocol.trials + extra)
+    rewire_scale = default / protocol.trials
+    hours = (training * train_scale + rewiring * rewire_scale) / 3600
+    runs = protocol.num_splits * (default + extra)
+    return [
+        f"At the default budget of {default} trials per cell ({runs} runs per cell, "
+        f"{protocol.num_splits * (protocol.trials + extra)} here) the same cells would take "
+        f"about {hours:.1f} hours of single-core training and rewiring (training × "
+        f"{train_scale:.2f}, rewiring × {rewire_scale:.2f}), so at least {hours / 2:.1f} hours "
+        "of wall time on 2 cores: a projection from these rows, not a measurement (cells whose "
+        "search space holds fewer sets would run fewer).",
+        "",
+    ]
 
 
 def _training_comparison(board: Leaderboard, records: Sequence[RunRecord]) -> list[str]:

@@ -146,6 +146,11 @@ def test_the_page_sums_each_datasets_compute_counting_a_rewiring_once_per_parame
     assert "| b | 1.00 | 0.25 | 1.25 |" in page
     assert "| all | 3.00 | 0.75 | 3.75 |" in page
     assert "10800 s of training and 2700 s of rewiring" in page
+    # 2 trials here, 20 by default: training x (20 + 1) / (2 + 1), rewiring x 20 / 2
+    assert "(84 runs per cell, 12 here)" in page and "about 28.5 hours" in page
+    assert "training × 7.00, rewiring × 10.00" in page
+    full = to_markdown(leaderboard(rows, replace(PROTOCOL, trials=20)), rows, rows_file="r.csv")
+    assert "At the default budget" not in full
 
 
 def test_a_cell_without_its_other_seeds_is_listed_missing():
