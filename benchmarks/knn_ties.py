@@ -28,6 +28,7 @@ from rewirekit.bench.runner import DatasetSpec, MethodSpec, method_input
 from rewirekit.bench.store import ResultStore
 from rewirekit.manifold import KnnGraph, knn_graph
 from rewirekit.methods import method_class
+from rewirekit.search_space import Choice
 
 
 def _pairs(graph: KnnGraph) -> set[tuple[int, int]]:
@@ -47,17 +48,19 @@ def _tied_points(points: np.ndarray, k: int) -> int:
     return int((distances[:, k] <= kth + 1e-9 * kth + 1e-12).sum())
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=Path, nargs="+", default=[Path("docs/leaderboard.csv.gz")])
     parser.add_argument("--out", type=Path, default=Path("docs/knn_ties.md"))
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     with ResultStore(":memory:") as rows:
         for path in args.rows:
             rows.import_csv(path)
         records = list(rows.records(method="orc_manl"))
     cells = sorted({(r.key.dataset, r.key.split_preset, r.key.model) for r in records})
-    ks = method_class("orc_manl").search_space["k"].values
+    k_choice = method_class("orc_manl").search_space["k"]
+    assert isinstance(k_choice, Choice)
+    ks = [int(k) for k in k_choice.values if isinstance(k, int)]
     simd = [name for name in ("AVX2", "AVX512F", "AVX512_SPR") if cpu_features.get(name)]
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     lines = [
@@ -97,7 +100,8 @@ def main() -> None:
             lines.append(line)
     args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"written: {args.out}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -711,3 +711,24 @@ def test_split_classes_names_the_classes_the_dense_split_never_tests(capsys):
         "minesweeper | [8000, 2000] | 3000 | [1] | [1] | stratified (the 'dense' split 0"
     )
     assert lines[3].endswith(" | 80.00")  # stratified: 20% of each class, 80% class 0
+
+
+def test_knn_ties_smoke(tmp_path):
+    if not available_offline("texas"):
+        pytest.skip("texas is not in $REWIREKIT_DATA")
+    from rewirekit.bench.runner import BenchmarkSpec, DatasetSpec, MethodSpec, run_benchmark
+    from rewirekit.bench.store import ResultStore
+
+    rows = tmp_path / "rows.csv"
+    spec = BenchmarkSpec(
+        [DatasetSpec.named("texas")], [MethodSpec("orc_manl")], ["gcn"], "dense", "fair", 1
+    )
+    with ResultStore(tmp_path / "s.db") as store:
+        run_benchmark(spec, store)
+        store.export_csv(rows)
+    out = tmp_path / "ties.md"
+    assert _script("knn_ties").main(["--rows", str(rows), "--out", str(out)]) == 0
+    table = out.read_text()
+    # Tie counts are the same on every machine: 1703 binary features, 183 points.
+    assert "| texas | gcn | 183 | 5 | 69 | 886 |" in table
+    assert "| texas | gcn | 183 | 20 | 110 | 3397 |" in table
