@@ -20,12 +20,11 @@ import time
 from pathlib import Path
 
 import numpy as np
-from numpy._core._multiarray_umath import __cpu_features__ as cpu_features
 from sklearn.neighbors import NearestNeighbors
 
 from rewirekit.bench.leaderboard import TRAINING_PRESET
 from rewirekit.bench.runner import DatasetSpec, MethodSpec, method_input
-from rewirekit.bench.store import ResultStore
+from rewirekit.bench.store import ResultStore, numpy_simd
 from rewirekit.manifold import KnnGraph, knn_graph
 from rewirekit.methods import method_class
 from rewirekit.search_space import Choice
@@ -61,13 +60,12 @@ def main(argv: list[str] | None = None) -> int:
     k_choice = method_class("orc_manl").search_space["k"]
     assert isinstance(k_choice, Choice)
     ks = [int(k) for k in k_choice.values if isinstance(k, int)]
-    simd = [name for name in ("AVX2", "AVX512F", "AVX512_SPR") if cpu_features.get(name)]
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     lines = [
         "# Ties at ORC-ManL's k-th neighbour distance",
         "",
         f"Written by `benchmarks/knn_ties.py` on {when}"
-        f" (this machine's CPU: {', '.join(simd) or 'no AVX2'}). For each leaderboard "
+        f" (NumPy's SIMD targets on this machine: {numpy_simd()}). For each leaderboard "
         "dataset with ORC-ManL rows, its method input's features (the points ORC-ManL's kNN "
         "graph is built on), and each k of ORC-ManL's search space: the points whose k-th and "
         "(k+1)-th nearest distances are equal (within 1e-9 relative), and the edges of the "

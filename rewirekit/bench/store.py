@@ -121,7 +121,8 @@ def _report_json(report: dict[str, Any] | None) -> str | None:
 
 
 def package_versions() -> dict[str, str]:
-    """Versions of the packages that decide a result."""
+    """Versions of the packages that decide a result, and NumPy's SIMD kernels on this CPU
+    (:func:`numpy_simd`)."""
     import numpy
     import scipy
     import torch
@@ -135,7 +136,20 @@ def package_versions() -> dict[str, str]:
         "torch_geometric": torch_geometric.__version__,
         "numpy": numpy.__version__,
         "scipy": scipy.__version__,
+        "numpy_simd": numpy_simd(),
     }
+
+
+def numpy_simd() -> str:
+    """The SIMD targets NumPy dispatches to on this CPU beyond its build's baseline, e.g.
+    ``"X86_V3 X86_V4 AVX512_ICL AVX512_SPR"`` (``"baseline"`` when none). They pick the
+    kernels of its sorts, so the order an unstable sort gives equal keys, and with it a
+    result that depends on that order, can differ between machines; a row records them."""
+    try:
+        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    except ImportError:  # a NumPy without the (private) table
+        return "unknown"
+    return " ".join(f for f in __cpu_dispatch__ if __cpu_features__.get(f)) or "baseline"
 
 
 def is_store_url(location: str | Path) -> bool:

@@ -14,6 +14,8 @@ from rewirekit.bench.store import (
     RunRecord,
     database_url,
     is_store_url,
+    numpy_simd,
+    package_versions,
     params_hash,
 )
 
@@ -31,6 +33,18 @@ def test_put_contains_and_read_back(new_store):
     assert [r.key.split_id for r in rows] == [0, 1]
     assert rows[1].test_acc == 0.8 and rows[1].params == {"add": 1}
     assert rows[0].versions == {"torch": "x"}
+
+
+def test_versions_name_numpys_simd_targets_on_this_cpu():
+    import numpy as np
+
+    versions = package_versions()
+    assert versions["numpy"] == np.__version__
+    assert versions["numpy_simd"] == numpy_simd() != ""
+    # every target named is one NumPy's build can dispatch to
+    from numpy._core._multiarray_umath import __cpu_dispatch__
+
+    assert set(numpy_simd().split()) <= {*__cpu_dispatch__, "baseline"}
 
 
 def test_rows_survive_reopen_and_a_key_is_written_once(new_store):
