@@ -3,10 +3,10 @@ how many kNN edges the tie rule of ``knn_graph`` changes on this machine.
 
 ORC-ManL builds a kNN graph of the node features it is handed (the leaderboard's method
 input: :func:`rewirekit.bench.runner.method_input`). Where a point's k-th and (k+1)-th
-nearest distances are equal, which neighbour it keeps was decided by the search's unstable
-sort, which NumPy runs with a kernel chosen per CPU; ``knn_graph`` now gives ties to the
-smaller index. For every dataset of the rows and each k of ORC-ManL's search space this
-prints the points with such a tie and the symmetrised edges in which the search's own order
+nearest distances are equal, which neighbour it keeps was left to the search's own order,
+which differed between machines; ``knn_graph`` now gives ties to the smaller index. For
+every dataset of the rows and each k of ORC-ManL's search space this prints the points with
+such a tie and the symmetrised edges in which the search's own order
 (``NearestNeighbors.kneighbors``, this machine) and the index rule differ, and writes
 ``docs/knn_ties.md``::
 

@@ -142,9 +142,9 @@ def package_versions() -> dict[str, str]:
 
 def numpy_simd() -> str:
     """The SIMD targets NumPy dispatches to on this CPU beyond its build's baseline, e.g.
-    ``"X86_V3 X86_V4 AVX512_ICL AVX512_SPR"`` (``"baseline"`` when none). They pick the
-    kernels of its sorts, so the order an unstable sort gives equal keys, and with it a
-    result that depends on that order, can differ between machines; a row records them."""
+    ``"X86_V3 X86_V4 AVX512_ICL AVX512_SPR"`` (``"baseline"`` when none): the kind of CPU a
+    row ran on, as far as NumPy's kernels go, so that a result that differs between machines
+    can be traced to it."""
     try:
         from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
     except ImportError:  # a NumPy without the (private) table

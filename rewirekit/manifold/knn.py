@@ -119,11 +119,11 @@ def knn_graph(points: object, k: int) -> KnnGraph:
     other's ``k`` nearest. Edges carry their Euclidean length.
 
     Ties at the ``k``-th distance (common with binary features: bag-of-words distances are
-    square roots of integers) go to the points of smaller index. A search's own order of
-    equal distances comes from an unstable sort whose result depends on the CPU (NumPy picks
-    its sorting kernel by SIMD extension), so without this rule one dataset gives different
-    graphs on different machines. Distances within ``1e-9`` relative of the ``k``-th count as
-    tied.
+    square roots of integers) go to the points of smaller index. The search's own order of
+    equal distances is unspecified, and the same code and packages were seen to keep
+    different neighbours on different machines (ORC-ManL on Texas); with this rule the graph
+    is the same everywhere. Distances within ``1e-9`` relative of the ``k``-th count as tied,
+    so rounding that differs between machines cannot break a tie either.
 
     Args:
         points: ``[n, d]`` array.
