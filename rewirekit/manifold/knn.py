@@ -145,7 +145,7 @@ def knn_graph(points: object, k: int) -> KnnGraph:
         distances, neighbours = search.kneighbors(n_neighbors=k)
     else:
         distances, neighbours = search.kneighbors(n_neighbors=k + 1)
-        tied = distances[:, k] <= distances[:, k - 1] + _tie_tolerance(distances[:, k - 1])
+        tied = distances[:, k] <= distances[:, k - 1] + tie_tolerance(distances[:, k - 1])
         distances, neighbours = distances[:, :k], neighbours[:, :k]
         rows = np.flatnonzero(tied)
         if rows.size:
@@ -154,7 +154,9 @@ def knn_graph(points: object, k: int) -> KnnGraph:
     return KnnGraph.from_pairs(n, rows, neighbours.ravel(), distances.ravel())
 
 
-def _tie_tolerance(distance: np.ndarray | float) -> np.ndarray | float:
+def tie_tolerance(distance: np.ndarray | float) -> np.ndarray | float:
+    """How far from ``distance`` another distance still counts as equal to it in
+    :func:`knn_graph`: ``1e-9`` relative, plus ``1e-12`` so that zero ties with zero."""
     return 1e-9 * distance + 1e-12
 
 
@@ -174,7 +176,7 @@ def _nearest_by_index(
         block[np.arange(chunk.size), chunk] = np.inf  # not its own neighbour
         for i, row in enumerate(block):
             kth = np.partition(row, k - 1)[k - 1]
-            tolerance = _tie_tolerance(kth)
+            tolerance = tie_tolerance(kth)
             nearer = np.flatnonzero(row < kth - tolerance)
             tied = np.flatnonzero(np.abs(row - kth) <= tolerance)
             chosen = np.concatenate([nearer, tied[: k - nearer.size]])
