@@ -137,8 +137,8 @@ def to_markdown(
         f"- **Grid of this page**: datasets {_names(datasets)}; models "
         f"{_names(_models(board))}; methods {_names(methods)}.",
         f"- **Compute in the rows**: {train_s:.0f} s of training and {rewire_s:.0f} s of "
-        "rewiring (summed over runs and over distinct parameter sets; per dataset at the end "
-        "of the page).",
+        "rewiring (training summed over runs, rewiring over rewirings: one serves every run "
+        "of its cell's call; per dataset at the end of the page).",
         "",
     ]
     floors = floors or {}
@@ -167,15 +167,20 @@ def to_markdown(
 
 def _compute_seconds(records: Sequence[RunRecord]) -> dict[str, tuple[float, float]]:
     """Training and rewiring seconds of each dataset's rows: every run's training, and each
-    distinct parameter set's rewiring once (a rewiring serves every run of its set)."""
+    rewiring once. One rewiring serves every run of its call (all splits, and all seeds the
+    call trains) and stamps its measured seconds on each of them, so the rewirings are told
+    apart by cell and measured time: the chosen set's later seeds, or a resumed cell, come
+    from another call that rewired again and count again."""
     training: dict[str, float] = defaultdict(float)
-    rewirings = {}
+    rewirings = set()
     for r in records:
         training[r.key.dataset] += r.train_seconds
-        key = (r.key.dataset, r.key.method, r.key.params_hash, r.key.training_preset)
-        rewirings[key] = r.rewire_seconds
+        k = r.key
+        rewirings.add(
+            (k.dataset, k.model, k.method, k.params_hash, k.training_preset, r.rewire_seconds)
+        )
     rewiring: dict[str, float] = defaultdict(float)
-    for (dataset, *_), seconds in rewirings.items():
+    for dataset, *_, seconds in rewirings:
         rewiring[dataset] += seconds
     return {d: (training[d], rewiring[d]) for d in sorted(training)}
 
@@ -185,7 +190,8 @@ def _compute_table(compute: dict[str, tuple[float, float]], protocol: Protocol) 
         "## Compute per dataset",
         "",
         "Hours of training and of rewiring in each dataset's rows: the wall time each run "
-        "measured of its own training and rewiring (one torch thread), summed. Runs that "
+        "measured of its own training, and each rewiring measured once (one torch thread; "
+        "the chosen set's later seeds rewire again), summed. Runs that "
         "shared their core or spanned a pause count the longer time; loading, splitting and "
         "tuning overhead are not in it.",
         "",
@@ -206,15 +212,16 @@ def _compute_table(compute: dict[str, tuple[float, float]], protocol: Protocol) 
 
 def _projection(training: float, rewiring: float, protocol: Protocol) -> list[str]:
     """The compute of the same cells at the default budget of trials, when the rows ran
-    fewer: every trial trains each split once and the chosen set trains the other seeds, so
-    training scales as ``(trials + seeds - 1)`` and rewiring (one per parameter set) as
-    ``trials``."""
+    fewer: every trial rewires once and trains each split once, and the chosen set rewires
+    once more to train the other seeds, so training scales as ``trials + seeds - 1`` and
+    rewiring as ``trials + 1`` (``trials`` with one seed)."""
     default = Protocol().trials
     if protocol.trials >= default:
         return []
     extra = len(protocol.seeds) - 1
     train_scale = (default + extra) / (protocol.trials + extra)
-    rewire_scale = default / protocol.trials
+    extra_rewirings = min(extra, 1)
+    rewire_scale = (default + extra_rewirings) / (protocol.trials + extra_rewirings)
     hours = (training * train_scale + rewiring * rewire_scale) / 3600
     runs = protocol.num_splits * (default + extra)
     return [

@@ -137,18 +137,28 @@ def test_cells_are_read_against_the_constant_prediction_of_their_dataset(tmp_pat
     assert f"| {graph} | dense | 7.00 | 1 of 2 |" in page
 
 
-def test_the_page_sums_each_datasets_compute_counting_a_rewiring_once_per_parameter_set():
+def test_the_page_sums_each_datasets_compute_counting_each_rewiring_once():
     rows = _cell("a", "none", [0.5] * 4) + _cell("a", "random", [0.6] * 4, params={"add": 1})
-    rows = [replace(r, train_seconds=450.0, rewire_seconds=900.0) for r in rows]
-    rows += [replace(r, key=replace(r.key, dataset="b")) for r in rows[:8]]  # none only
+    # the trial rewired once for every split at seed 0; the chosen set rewired again for seed 1
+    rows = [
+        replace(r, train_seconds=450.0, rewire_seconds=900.0 if r.key.seed == 0 else 300.0)
+        for r in rows
+    ]
+    none = rows[:8]
+    # GPRGNN's cells rewire on their own, even with GCN's parameters and times
+    rows += [
+        replace(r, key=replace(r.key, dataset="b", model=m))
+        for m in ("gcn", "gprgnn")
+        for r in none
+    ]
     page = to_markdown(leaderboard(rows, PROTOCOL), rows, rows_file="rows.csv")
-    assert "| a | 2.00 | 0.50 | 2.50 |" in page  # 16 runs x 450 s; 2 sets x 900 s
-    assert "| b | 1.00 | 0.25 | 1.25 |" in page
-    assert "| all | 3.00 | 0.75 | 3.75 |" in page
-    assert "10800 s of training and 2700 s of rewiring" in page
-    # 2 trials here, 20 by default: training x (20 + 1) / (2 + 1), rewiring x 20 / 2
-    assert "(84 runs per cell, 12 here)" in page and "about 28.5 hours" in page
-    assert "training × 7.00, rewiring × 10.00" in page
+    assert "| a | 2.00 | 0.67 | 2.67 |" in page  # 16 runs x 450 s; 2 sets x (900 + 300) s
+    assert "| b | 2.00 | 0.67 | 2.67 |" in page
+    assert "| all | 4.00 | 1.33 | 5.33 |" in page
+    assert "14400 s of training and 4800 s of rewiring" in page
+    # 2 trials here, 20 by default: training x (20 + 1) / (2 + 1), rewiring x (20 + 1) / (2 + 1)
+    assert "(84 runs per cell, 12 here)" in page and "about 37.3 hours" in page
+    assert "training × 7.00, rewiring × 7.00" in page
     full = to_markdown(leaderboard(rows, replace(PROTOCOL, trials=20)), rows, rows_file="r.csv")
     assert "At the default budget" not in full
 
