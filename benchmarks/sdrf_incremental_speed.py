@@ -1,26 +1,29 @@
 """SDRF's incremental curvature against full recounts, side by side: the candidate scores
-(``curvature_with_each_candidate``) and the updates after an addition
-(``curvature_after_addition``), against one full ``curvature_of_pairs`` recount per candidate
+(``curvature_with_each_candidate``) and the updates after an addition or a removal
+(``curvature_after_edit``), against one full ``curvature_of_pairs`` recount per candidate
 and per edge to update (the kernels SDRF used before).
 
     REWIREKIT_DATA=../shared/datasets python benchmarks/sdrf_incremental_speed.py  # 2 datasets
     python benchmarks/sdrf_incremental_speed.py --datasets texas --iterations 5  # smoke
 
 Each SDRF step scores every non-edge between ``N[x]`` and ``N[y]`` of its most negatively
-curved edge ``(x, y)`` and, after adding one, updates every edge between the neighbourhoods
-of its ends: next to hubs (Chameleon's and Squirrel's largest degrees are 732 and 1903) tens
-of thousands of candidates and of edges, each of which a full recount walks the
-neighbourhoods of both endpoints for. Both ways run the same seeded ``sdrf`` call in this
-process, one after the other under one ``timing.Protocol``; the full recounts by swapping
-two methods of SDRF's internal state for this script, after every kernel is compiled on a
-small cSBM (untimed). The edited graphs must be identical
-(the script stops otherwise): the values are equal bit for bit, so the softmax draws the
-same edges.
+curved edge ``(x, y)`` and, after adding one or removing its most positively curved edge,
+updates every edge between the neighbourhoods of the edited edge's ends: next to hubs
+(Chameleon's and Squirrel's largest degrees are 732 and 1903) tens of thousands of
+candidates and of edges, each of which a full recount walks the neighbourhoods of both
+endpoints for. Two settings: removal bound 2 (next to no removals) and 0.3 (a removal
+nearly every step, as in some of the leaderboard's draws). Both ways run the same seeded
+``sdrf`` call in this process, one after the other under one ``timing.Protocol``; the full
+recounts by swapping three methods of SDRF's internal state for this script, after every
+kernel is compiled on a small cSBM (untimed). The edited graphs must be identical (the
+script stops otherwise): the values are equal bit for bit, so the softmax draws the same
+edges.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -31,17 +34,18 @@ import numpy as np
 from timing import Protocol, ratio, run_header, set_threads
 
 DATASETS = ("chameleon", "squirrel")
+REMOVAL_BOUNDS = (2.0, 0.3)
 
 
 @contextmanager
 def full_recounts() -> Iterator[None]:
-    """SDRF scoring each candidate and updating each edge after an addition with a full
+    """SDRF scoring each candidate and updating each edge after an edit with a full
     ``curvature_of_pairs`` recount."""
     from rewirekit.algorithms.balanced_forman import curvature_of_pairs
     from rewirekit.methods import curvature
 
     flow = curvature._Flow
-    incremental = flow.gains, flow.add
+    incremental = flow.gains, flow.add, flow.remove
 
     def gains(self: Any, x: int, y: int, eid: int | None, ks: Any, ls: Any) -> Any:
         if eid is None:
@@ -57,22 +61,33 @@ def full_recounts() -> Iterator[None]:
         self.graph.add(u, v)
         self._update(self.graph.edges_near(u, v))
 
+    def remove(self, eid: int) -> None:
+        near = self.graph.edges_near(*self.pair(eid))
+        self.graph.remove(eid)
+        self.low[eid], self.high[eid] = np.inf, -np.inf
+        self._update(near[near != eid])
+
     setattr(flow, "gains", gains)  # noqa: B010 (mypy: a method is not assignable)
     setattr(flow, "add", add)  # noqa: B010
+    setattr(flow, "remove", remove)  # noqa: B010
     try:
         yield
     finally:
-        setattr(flow, "gains", incremental[0])  # noqa: B010
-        setattr(flow, "add", incremental[1])  # noqa: B010
+        for name, method in zip(("gains", "add", "remove"), incremental, strict=True):
+            setattr(flow, name, method)
 
 
 def compile_kernels() -> None:
     """Compile (or load from numba's cache) every kernel both ways use, on a small graph, so
-    that no timed call pays for it."""
+    that no timed call pays for it. Its first curvature count runs the parallel pair kernel
+    (``_SERIAL_BELOW`` pairs or more), the edits the serial one."""
+    from rewirekit.algorithms.balanced_forman import _SERIAL_BELOW
     from rewirekit.datasets import csbm
     from rewirekit.methods import SDRF
 
-    small = csbm(num_nodes=60, num_features=4, avg_degree=6.0, phi=0.5, seed=0)
+    nodes = _SERIAL_BELOW // 2
+    small = csbm(num_nodes=nodes, num_features=4, avg_degree=6.0, phi=0.5, seed=0)
+    assert small.num_edges // 2 >= _SERIAL_BELOW
     for faithful in (False, True):
         method = SDRF(max_iter=3, tau=1.0, removal_bound=0.5, faithful=faithful)
         method.forward(small)
@@ -103,8 +118,8 @@ def main(argv: list[str] | None = None) -> None:
         degree = np.bincount(data.edge_index[0].numpy(), minlength=data.num_nodes)
         edges = data.edge_index.size(1) // 2
         print(f"{name}: N={data.num_nodes}, E={edges}, max degree {degree.max()}")
-        for faithful in (False, True):
-            params = dict(max_iter=args.iterations, tau=100.0, removal_bound=2.0, seed=0)
+        for faithful, removal_bound in itertools.product((False, True), REMOVAL_BOUNDS):
+            params = dict(max_iter=args.iterations, tau=100.0, removal_bound=removal_bound, seed=0)
             run = partial(SDRF(**params, faithful=faithful).forward, data)
             ours_out, ours = protocol.timed(run)
             with full_recounts():
@@ -113,7 +128,8 @@ def main(argv: list[str] | None = None) -> None:
                 raise SystemExit(f"{name}: the two scorings edited the graph differently")
             extra = ours_out.rewire_report.extra
             print(
-                f"  sdrf({args.iterations} iterations, tau 100, C+ 2, faithful={faithful}):"
+                f"  sdrf({args.iterations} iterations, tau 100, C+ {removal_bound:g},"
+                f" faithful={faithful}):"
                 f" +{extra['additions']} -{extra['removals']} edges, the same both ways |"
                 f" full recounts {full.cell(0)} | incremental {ours.cell(0)} |"
                 f" {ratio(full, ours):.1f}x | load average {os.getloadavg()[0]:.2f}",

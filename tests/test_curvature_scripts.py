@@ -64,4 +64,6 @@ def test_sdrf_incremental_speed_smoke(capsys):
     speed = importlib.import_module("sdrf_incremental_speed")
     speed.main(["--datasets", "texas", "--iterations", "3", "--repeat", "1", "--warmup", "0"])
     out = capsys.readouterr().out
-    assert out.count("+3 -0 edges, the same both ways") == 2  # paper and faithful modes
+    # paper and faithful modes, removal bounds 2 and 0.3
+    assert out.count("+3 -0 edges, the same both ways") == 2
+    assert out.count("+3 -3 edges, the same both ways") == 2

@@ -10,7 +10,7 @@ neighbours (marker arrays, no ``N x N`` matrix), so the cost is
 ``O(sum over edges (i, j) of sum over k in N(i) | N(j) of deg k)`` time and ``O(N + E)``
 memory. The per-pair kernel :func:`pair_curvature` also serves SDRF's incremental updates,
 :func:`curvature_with_each_candidate` scores SDRF's candidate edges for one pair, and
-:func:`curvature_after_addition` updates the pairs next to an edge SDRF adds.
+:func:`curvature_after_edit` updates the pairs next to an edge SDRF adds or removes.
 """
 
 from __future__ import annotations
@@ -230,9 +230,10 @@ def _pair_terms(
     formula). ``mark`` is an int8 work array of zeros of length ``N``; it is left zeroed.
     Official kernel: ``A[i, j]`` is taken as 1 (the caller handles non-edges).
 
-    Returns ``(value, cycles, largest)``: the curvature and its 4-cycle tally, the number of
-    neighbours with a count above 0 and the largest count (0, 0 where the degrees alone give
-    0), which :func:`curvature_after_addition` updates.
+    Returns ``(value, cycles, largest, ties)``: the curvature and its 4-cycle tally (the
+    number of neighbours with a count above 0, the largest count and how many neighbours
+    have it; all 0 where the degrees alone give 0), which :func:`curvature_after_edit`
+    updates.
     """
     out_i = _extra_out(i, extra_src, extra_dst, faithful)
     in_j = _extra_in(j, extra_src, extra_dst, faithful)
@@ -241,11 +242,26 @@ def _pair_terms(
     d_j = count[j] + (1 if _extra_out(j, extra_src, extra_dst, faithful) >= 0 else 0)
     d_max, d_min = max(d_i, d_j), min(d_i, d_j)
     if _flat(d_min, faithful):
-        return 0.0, 0, 0
+        return 0.0, 0, 0, 0
     _mark(start, count, nbr, i, out_i, mark, _IN_I, True)  # out-neighbours of i
     _mark(start, count, nbr, j, in_j, mark, _IN_J, True)  # in-neighbours of j
     value = _without_cycles(start, count, nbr, i, out_i, mark, d_max, d_min)
-    cycles, largest = 0, 0
+    cycles, largest, ties = _tally(
+        start, count, nbr, i, j, out_i, in_j, mark, faithful, extra_src, extra_dst
+    )
+    _mark(start, count, nbr, i, out_i, mark, _IN_I, False)
+    _mark(start, count, nbr, j, in_j, mark, _IN_J, False)
+    return _with_cycles(value, cycles, largest, d_max), cycles, largest, ties
+
+
+@numba.njit(cache=True)
+def _tally(
+    start, count, nbr, i, j, out_i, in_j, mark, faithful, extra_src, extra_dst
+):  # pragma: no cover - compiled
+    """The 4-cycle tally ``(cycles, largest, ties)`` of the pair ``(i, j)``: one count per
+    neighbour of ``j`` (side 0) and of ``i`` (side 1), the extras included. ``mark`` holds both
+    neighbourhoods; extras as in :func:`pair_curvature`."""
+    cycles, largest, ties = 0, 0, 0
     for side in range(2):
         v = j if side == 0 else i
         extra_v = in_j if side == 0 else out_i
@@ -256,12 +272,31 @@ def _pair_terms(
             found = _cycles_through(
                 start, count, nbr, side, k, i, j, mark, faithful, extra_src, extra_dst
             )
-            if found > 0:
-                cycles += 1
-                largest = max(largest, found)
-    _mark(start, count, nbr, i, out_i, mark, _IN_I, False)
-    _mark(start, count, nbr, j, in_j, mark, _IN_J, False)
-    return _with_cycles(value, cycles, largest, d_max), cycles, largest
+            cycles, largest, ties = _counted(cycles, largest, ties, found)
+    return cycles, largest, ties
+
+
+@numba.njit(cache=True, inline="always")
+def _counted(cycles, largest, ties, found):  # pragma: no cover - compiled
+    """The tally with the count ``found`` in it (one of 0 or less adds nothing)."""
+    if found > 0:
+        cycles += 1
+        if found > largest:
+            largest, ties = found, 1
+        elif found == largest:
+            ties += 1
+    return cycles, largest, ties
+
+
+@numba.njit(cache=True, inline="always")
+def _uncounted(cycles, largest, ties, found):  # pragma: no cover - compiled
+    """The tally with the count ``found`` taken out. When the last count equal to the
+    largest goes, ``ties`` drops to 0 and ``largest`` is stale until a count as large comes."""
+    if found > 0:
+        cycles -= 1
+        if found == largest:
+            ties -= 1
+    return cycles, largest, ties
 
 
 @numba.njit(cache=True, inline="always")
@@ -330,14 +365,7 @@ def curvature_with_each_candidate(
     d_max, d_min = max(count[i], count[j]), min(count[i], count[j])
     _mark(start, count, nbr, i, -1, mark, _IN_I, True)
     _mark(start, count, nbr, j, -1, mark, _IN_J, True)
-    cycles, largest = 0, 0
-    for side in range(2):
-        v = j if side == 0 else i
-        for s in range(start[v], start[v] + count[v]):
-            found = _cycles_through(start, count, nbr, side, nbr[s], i, j, mark, faithful, -1, -1)
-            if found > 0:
-                cycles += 1
-                largest = max(largest, found)
+    cycles, largest, ties = _tally(start, count, nbr, i, j, -1, -1, mark, faithful, -1, -1)
     head = 0.0
     if not _flat(d_min, faithful):
         head = _without_cycles(start, count, nbr, i, -1, mark, d_max, d_min)
@@ -346,8 +374,8 @@ def curvature_with_each_candidate(
         if a in (i, j) or b in (i, j) or _flat(d_min, faithful):
             values[c] = 0.0  # flat (its degrees are those of the pair); at i or j: below
             continue
-        now_cycles, now_largest = _tally_with_edge(
-            start, count, nbr, i, j, mark, faithful, a, b, False, cycles, largest
+        now_cycles, now_largest, _ = _tally_after_edit(
+            start, count, nbr, i, j, mark, faithful, a, b, False, True, cycles, largest, ties
         )
         values[c] = _with_cycles(head, now_cycles, now_largest, d_max)
     _mark(start, count, nbr, i, -1, mark, _IN_I, False)
@@ -360,48 +388,58 @@ def curvature_with_each_candidate(
 
 
 @numba.njit(cache=True)
-def _tally_with_edge(
-    start, count, nbr, i, j, mark, faithful, a, b, both_ways, cycles, largest
+def _tally_after_edit(
+    start, count, nbr, i, j, mark, faithful, a, b, both_ways, added, cycles, largest, ties
 ):  # pragma: no cover - compiled
-    """The 4-cycle tally ``(cycles, largest)`` of the pair ``(i, j)`` once the edge ``(a, b)``,
-    which touches neither ``i`` nor ``j``, is added, from its tally without it. Only the counts
-    through ``a`` and ``b`` change (where they are neighbours of ``j``, side 0, or of ``i``,
-    side 1), and only upwards. ``both_ways``: the edge is added in both directions (an edit of
-    the graph); otherwise, when faithful, as the one arc ``a -> b`` (the official post-edit
-    kernel). ``mark`` holds both neighbourhoods."""
+    """The 4-cycle tally ``(cycles, largest, ties)`` of the pair ``(i, j)`` once the edge
+    ``(a, b)``, which touches neither ``i`` nor ``j``, is added (``added``) or removed, from
+    its tally before. Only the counts through ``a`` and ``b`` change (where they are
+    neighbours of ``j``, side 0, or of ``i``, side 1): each is counted without and with the
+    edge as an extra one, so the lists must lack it (those before an addition, after a
+    removal). ``both_ways``: the edge is edited in both directions (an edit of the graph);
+    otherwise, when faithful, as the one arc ``a -> b`` (the official post-edit kernel).
+    ``mark`` holds both neighbourhoods. After a removal, ``ties`` 0 with ``cycles`` above 0
+    means that every count equal to the largest fell: the new largest is unknown."""
     for side in range(2):
         entry = _IN_J if side == 0 else _IN_I
         for e, f in ((a, b), (b, a)):
             if mark[e] & entry:
                 # side 0 reads the in-neighbours of e, side 1 its out-neighbours
                 arc_src, arc_dst = (a, b) if not both_ways else ((f, e) if side == 0 else (e, f))
-                old = _cycles_through(start, count, nbr, side, e, i, j, mark, faithful, -1, -1)
-                new = _cycles_through(
+                without = _cycles_through(start, count, nbr, side, e, i, j, mark, faithful, -1, -1)
+                with_edge = _cycles_through(
                     start, count, nbr, side, e, i, j, mark, faithful, arc_src, arc_dst
                 )
-                cycles += (new > 0) - (old > 0)
-                largest = max(largest, new)
-    return cycles, largest
+                old, new = (without, with_edge) if added else (with_edge, without)
+                cycles, largest, ties = _uncounted(cycles, largest, ties, old)
+                cycles, largest, ties = _counted(cycles, largest, ties, new)
+    return cycles, largest, ties
 
 
 @numba.njit(cache=True)
-def _pair_after_addition(
-    start, count, nbr, i, j, mark, faithful, a, b, cycles, largest
+def _pair_after_edit(
+    start, count, nbr, i, j, mark, faithful, a, b, added, cycles, largest, ties
 ):  # pragma: no cover - compiled
     """:func:`_pair_terms` of ``(i, j)`` once the edge ``{a, b}`` (touching neither) is
-    added, from the pair's tally without it; the lists are those before the addition."""
+    added or removed, from the pair's tally before; the lists lack the edge (those before an
+    addition, after a removal). Where a removal leaves the largest count unknown, the pair is
+    counted again in full (on the lists after it)."""
     d_max, d_min = max(count[i], count[j]), min(count[i], count[j])
     if _flat(d_min, faithful):
-        return 0.0, cycles, largest
+        return 0.0, cycles, largest, ties
     _mark(start, count, nbr, i, -1, mark, _IN_I, True)
     _mark(start, count, nbr, j, -1, mark, _IN_J, True)
     head = _without_cycles(start, count, nbr, i, -1, mark, d_max, d_min)
-    cycles, largest = _tally_with_edge(
-        start, count, nbr, i, j, mark, faithful, a, b, True, cycles, largest
+    cycles, largest, ties = _tally_after_edit(
+        start, count, nbr, i, j, mark, faithful, a, b, True, added, cycles, largest, ties
     )
     _mark(start, count, nbr, i, -1, mark, _IN_I, False)
     _mark(start, count, nbr, j, -1, mark, _IN_J, False)
-    return _with_cycles(head, cycles, largest, d_max), cycles, largest
+    if cycles == 0:
+        largest = 0
+    elif ties == 0:
+        return _pair_terms(start, count, nbr, i, j, mark, faithful, -1, -1)
+    return _with_cycles(head, cycles, largest, d_max), cycles, largest, ties
 
 
 #: Below this many pairs the pair kernels run on one thread: starting the thread pool costs
@@ -418,16 +456,16 @@ def curvature_of_pairs(
     faithful: bool,
     extra_src: np.ndarray,
     extra_dst: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, ...]:
     """:func:`_pair_terms` of the pairs ``(src[e], dst[e])``, each with the extra edge
-    ``(extra_src[e], extra_dst[e])`` (-1 for none): values, 4-cycle tallies (two arrays)."""
+    ``(extra_src[e], extra_dst[e])`` (-1 for none): the values, then the three arrays of their
+    4-cycle tallies (``cycles, largest, ties``)."""
     none = np.zeros(src.size, dtype=np.int64)
-    return _run_pairs(
-        start, count, nbr, src, dst, faithful, extra_src, extra_dst, none, none, False
-    )
+    tally = (none, none, none)
+    return _run_pairs(start, count, nbr, src, dst, faithful, extra_src, extra_dst, tally, 0)
 
 
-def curvature_after_addition(
+def curvature_after_edit(
     start: np.ndarray,
     count: np.ndarray,
     nbr: np.ndarray,
@@ -435,18 +473,19 @@ def curvature_after_addition(
     dst: np.ndarray,
     faithful: bool,
     edge: tuple[int, int],
-    cycles: np.ndarray,
-    largest: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    added: bool,
+    tally: tuple[np.ndarray, ...],
+) -> tuple[np.ndarray, ...]:
     """The values and 4-cycle tallies of the pairs ``(src[e], dst[e])`` once ``edge`` is
-    added, from their tallies ``cycles, largest`` before (as :func:`curvature_of_pairs`
-    returned them). The lists are still those before the addition, and no pair may touch an
-    end of ``edge`` (its degrees, triangles and neighbourhoods would move): those are counted
-    again in full. The same values, bit for bit, in ``O(deg i + deg j + deg a + deg b)`` per
-    pair instead of the 4-cycles through every neighbour."""
+    added (``added``) or removed, from their tallies before (the three arrays that
+    :func:`curvature_of_pairs` returned). The lists must lack the edge: those before an
+    addition, after a removal. No pair may touch an end of ``edge`` (its degrees, triangles
+    and neighbourhoods would move): those are counted again in full. The same values, bit for
+    bit, in ``O(deg i + deg j + deg a + deg b)`` per pair instead of the 4-cycles through
+    every neighbour; a pair whose every largest count a removal lowers is counted in full."""
     a = np.full(src.size, edge[0], dtype=np.int64)
     b = np.full(src.size, edge[1], dtype=np.int64)
-    return _run_pairs(start, count, nbr, src, dst, faithful, a, b, cycles, largest, True)
+    return _run_pairs(start, count, nbr, src, dst, faithful, a, b, tally, 1 if added else -1)
 
 
 def _run_pairs(
@@ -458,40 +497,51 @@ def _run_pairs(
     faithful: bool,
     extra_src: np.ndarray,
     extra_dst: np.ndarray,
-    cycles: np.ndarray,
-    largest: np.ndarray,
-    added: bool,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    tally: tuple[np.ndarray, ...],
+    edit: int,
+) -> tuple[np.ndarray, ...]:
     kernel = _pairs_serial if src.size < _SERIAL_BELOW else _pairs_parallel
+    cycles, largest, ties = tally
     return kernel(
-        start, count, nbr, src, dst, faithful, extra_src, extra_dst, cycles, largest, added
+        start, count, nbr, src, dst, faithful, extra_src, extra_dst, cycles, largest, ties, edit
     )
 
 
 @numba.njit(parallel=True, cache=True)
 def _pairs_parallel(
-    start, count, nbr, src, dst, faithful, extra_src, extra_dst, cycles, largest, added
+    start, count, nbr, src, dst, faithful, extra_src, extra_dst, cycles, largest, ties, edit
 ):  # pragma: no cover - compiled
-    out = (np.empty(src.size), np.empty(src.size, np.int64), np.empty(src.size, np.int64))
+    out = _empty_terms(src.size)
     chunks = min(src.size, 16)
     for c in numba.prange(chunks):
         _pairs_range(
-            start, count, nbr, src, dst, faithful, extra_src, extra_dst, cycles, largest, added,
-            c * src.size // chunks, (c + 1) * src.size // chunks, out,
+            start, count, nbr, src, dst, faithful, extra_src, extra_dst, cycles, largest, ties,
+            edit, c * src.size // chunks, (c + 1) * src.size // chunks, out,
         )  # fmt: skip
     return out
 
 
 @numba.njit(cache=True)
 def _pairs_serial(
-    start, count, nbr, src, dst, faithful, extra_src, extra_dst, cycles, largest, added
+    start, count, nbr, src, dst, faithful, extra_src, extra_dst, cycles, largest, ties, edit
 ):  # pragma: no cover - compiled
-    out = (np.empty(src.size), np.empty(src.size, np.int64), np.empty(src.size, np.int64))
+    out = _empty_terms(src.size)
     _pairs_range(
-        start, count, nbr, src, dst, faithful, extra_src, extra_dst, cycles, largest, added,
-        0, src.size, out,
+        start, count, nbr, src, dst, faithful, extra_src, extra_dst, cycles, largest, ties,
+        edit, 0, src.size, out,
     )  # fmt: skip
     return out
+
+
+@numba.njit(cache=True)
+def _empty_terms(size):  # pragma: no cover - compiled
+    """Room for ``size`` values and tallies ``(cycles, largest, ties)``."""
+    return (
+        np.empty(size),
+        np.empty(size, np.int64),
+        np.empty(size, np.int64),
+        np.empty(size, np.int64),
+    )
 
 
 @numba.njit(cache=True)
@@ -506,23 +556,25 @@ def _pairs_range(
     extra_dst,
     cycles,
     largest,
-    added,
+    ties,
+    edit,
     lo,
     hi,
     out,
 ):  # pragma: no cover - compiled
-    """Pairs ``lo .. hi - 1``: in full (``added`` false), or after the edge of ``extra_*``
-    from their tallies (``added`` true); into ``out = (values, cycles, largest)``."""
+    """Pairs ``lo .. hi - 1`` into ``out = (values, cycles, largest, ties)``: in full
+    (``edit`` 0), or from their tallies after the edge of ``extra_*`` is added (``edit`` 1)
+    or removed (``edit`` -1)."""
     mark = np.zeros(start.size, dtype=np.int8)
-    values, new_cycles, new_largest = out
+    values, new_cycles, new_largest, new_ties = out
     for e in range(lo, hi):
-        if added:
-            terms = _pair_after_addition(
-                start, count, nbr, src[e], dst[e], mark, faithful, extra_src[e], extra_dst[e],
-                cycles[e], largest[e],
-            )  # fmt: skip
-        else:
+        if edit == 0:
             terms = _pair_terms(
                 start, count, nbr, src[e], dst[e], mark, faithful, extra_src[e], extra_dst[e]
             )
-        values[e], new_cycles[e], new_largest[e] = terms
+        else:
+            terms = _pair_after_edit(
+                start, count, nbr, src[e], dst[e], mark, faithful, extra_src[e], extra_dst[e],
+                edit > 0, cycles[e], largest[e], ties[e],
+            )  # fmt: skip
+        values[e], new_cycles[e], new_largest[e], new_ties[e] = terms

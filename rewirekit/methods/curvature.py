@@ -21,7 +21,7 @@ from scipy import sparse
 from torch_geometric.data import Data
 
 from rewirekit.algorithms.balanced_forman import (
-    curvature_after_addition,
+    curvature_after_edit,
     curvature_of_pairs,
     curvature_with_each_candidate,
 )
@@ -74,8 +74,9 @@ class SDRF(Rewirer):
     ties go to the lowest ``(min(u, v), max(u, v))``. Step 2 recounts, per candidate, only the
     4-cycles through its two ends
     (:func:`~rewirekit.algorithms.balanced_forman.curvature_with_each_candidate`); after an
-    addition, the edges between the two ends' neighbourhoods are updated the same way from
-    their stored 4-cycle tallies (``curvature_after_addition``). Both equal a full recount.
+    addition or a removal, the edges between the two ends' neighbourhoods are updated the
+    same way from their stored 4-cycle tallies (``curvature_after_edit``). Both equal a full
+    recount.
 
     ``faithful=True`` keeps the choices of the official code (``sdrf(is_undirected=True)``
     in ``gdl/curvature/cuda.py``): the official curvature counting (``faithful=True`` of
@@ -201,8 +202,8 @@ class _Flow:
         size = self.graph.src.size
         self.low = np.full(size, np.inf)  # curvature, +inf where no edge: for the minimum
         self.high = np.full(size, -np.inf)  # the same, -inf where no edge: for the maximum
-        self.cycles = np.zeros(size, dtype=np.int64)  # 4-cycle tallies (curvature_of_pairs)
-        self.largest = np.zeros(size, dtype=np.int64)
+        # 4-cycle tallies (cycles, largest, ties) of curvature_of_pairs
+        self.tally = tuple(np.zeros(size, dtype=np.int64) for _ in range(3))
         self._update(np.arange(edges.num_pairs))
 
     def value(self, eid: int) -> float:
@@ -263,22 +264,34 @@ class _Flow:
         ``N(u)`` and ``N(v)`` from their 4-cycle tallies, those at ``u`` or ``v`` in full."""
         graph = self.graph
         between = graph.edges_near(u, v)  # before the addition: none is at u or v
-        self._store(
-            between,
-            curvature_after_addition(
-                graph.start, graph.count, graph.nbr, graph.src[between], graph.dst[between],
-                self.faithful, (u, v), self.cycles[between], self.largest[between],
-            ),
-        )  # fmt: skip
+        self._edited(between, (u, v), added=True)
         graph.add(u, v)
         self._update(graph.edges_at(u, v))
 
     def remove(self, eid: int) -> None:
+        """Remove the edge ``eid`` and update every curvature it can change, as :meth:`add`
+        does."""
         graph = self.graph
-        near = graph.edges_near(int(graph.src[eid]), int(graph.dst[eid]))
+        u, v = self.pair(eid)
+        at = graph.edges_at(u, v)
+        between = np.setdiff1d(graph.edges_near(u, v), at, assume_unique=True)
         graph.remove(eid)
         self.low[eid], self.high[eid] = np.inf, -np.inf
-        self._update(near[near != eid])
+        self._edited(between, (u, v), added=False)
+        self._update(at[at != eid])
+
+    def _edited(self, ids: np.ndarray, edge: tuple[int, int], added: bool) -> None:
+        """Update the edges ``ids``, none at an end of ``edge``, from their tallies; the
+        graph must lack ``edge`` (before its addition, after its removal)."""
+        graph = self.graph
+        tally = tuple(counts[ids] for counts in self.tally)
+        self._store(
+            ids,
+            curvature_after_edit(
+                graph.start, graph.count, graph.nbr, graph.src[ids], graph.dst[ids],
+                self.faithful, edge, added, tally,
+            ),
+        )  # fmt: skip
 
     def _update(self, ids: np.ndarray) -> None:
         """Count the curvature of the edges ``ids`` in full."""
@@ -292,8 +305,10 @@ class _Flow:
             ),
         )  # fmt: skip
 
-    def _store(self, ids: np.ndarray, terms: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
-        values, self.cycles[ids], self.largest[ids] = terms
+    def _store(self, ids: np.ndarray, terms: tuple[np.ndarray, ...]) -> None:
+        values, *tally = terms
+        for counts, new in zip(self.tally, tally, strict=True):
+            counts[ids] = new
         self.low[ids], self.high[ids] = values, values
 
     def result(self, edges: EdgeSet) -> EdgeSet:
