@@ -13,6 +13,7 @@ official code https://github.com/hieubkvn123/revisiting-gnn-curvature
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -35,8 +36,13 @@ from rewirekit.algorithms.ollivier_ricci import (
 from rewirekit.errors import RewireError
 from rewirekit.graph import EdgeSet, apply_edits, pair_keys, sorted_contains
 from rewirekit.methods.base import Example, RewireOutput, Rewirer
+from rewirekit.methods.memo import LastGraphMemo
 from rewirekit.search_space import Choice, FloatRange, IntRange
 from rewirekit.validation import check_bool, check_int, check_number, check_seed
+
+#: The curvature of the last input graph each method rewired (:mod:`rewirekit.methods.memo`).
+_SDRF_START = LastGraphMemo()
+_BORF_START = LastGraphMemo()
 
 
 def _require_edges(method: str, edges: EdgeSet) -> None:
@@ -90,11 +96,16 @@ class SDRF(Rewirer):
     softmax has no shift and overflows for large ``tau`` (NaN probabilities); ours never
     does. The official numba kernels' ``break`` bug (issue #4) is not reproduced.
 
+    The curvature of the input graph is kept for the next call on the same graph in this
+    process (:class:`~rewirekit.methods.memo.LastGraphMemo`): tuning calls SDRF on one graph
+    with many parameter sets, and that first count is most of a short run on a large graph.
+
     Edge weights are ignored by the curvature; kept edges keep them, added edges get 1.
     ``rewire_report.extra`` records the additions and removals made out of ``max_iter``,
-    why the loop stopped early, if it did, and each iteration in ``steps``: the pair
-    ``(x, y)`` worked on, the edge added and its gain, the edge removed (``None`` where
-    there was none; an iteration that stopped the loop is not listed).
+    why the loop stopped early, if it did, whether the start's curvature was reused
+    (``start_curvature_reused``), and each iteration in ``steps``: the pair ``(x, y)``
+    worked on, the edge added and its gain, the edge removed (``None`` where there was
+    none; an iteration that stopped the loop is not listed).
 
     Args:
         max_iter: number of iterations (``loops`` in the official code).
@@ -188,6 +199,7 @@ class SDRF(Rewirer):
             "additions": sum(step["added"] is not None for step in steps),
             "removals": sum(step["removed"] is not None for step in steps),
             "stopped_early": stopped,
+            "start_curvature_reused": flow.start_reused,
             "steps": steps,
         }
         return RewireOutput(flow.result(edges), extra=extra)
@@ -204,7 +216,9 @@ class _Flow:
         self.high = np.full(size, -np.inf)  # the same, -inf where no edge: for the maximum
         # 4-cycle tallies (cycles, largest, ties) of curvature_of_pairs
         self.tally = tuple(np.zeros(size, dtype=np.int64) for _ in range(3))
-        self._update(np.arange(edges.num_pairs))
+        ids = np.arange(edges.num_pairs)
+        terms, self.start_reused = _SDRF_START.get(edges, faithful, lambda: self._count(ids))
+        self._store(ids, terms)
 
     def value(self, eid: int) -> float:
         return float(self.low[eid])
@@ -295,14 +309,14 @@ class _Flow:
 
     def _update(self, ids: np.ndarray) -> None:
         """Count the curvature of the edges ``ids`` in full."""
+        self._store(ids, self._count(ids))
+
+    def _count(self, ids: np.ndarray) -> tuple[np.ndarray, ...]:
         graph = self.graph
         none = np.full(ids.size, -1, dtype=np.int64)
-        self._store(
-            ids,
-            curvature_of_pairs(
-                graph.start, graph.count, graph.nbr, graph.src[ids], graph.dst[ids],
-                self.faithful, none, none,
-            ),
+        return curvature_of_pairs(
+            graph.start, graph.count, graph.nbr, graph.src[ids], graph.dst[ids],
+            self.faithful, none, none,
         )  # fmt: skip
 
     def _store(self, ids: np.ndarray, terms: tuple[np.ndarray, ...]) -> None:
@@ -358,9 +372,12 @@ class BORF(Rewirer):
     where an added arc comes after its source's other arcs (ours: by ``(u, v)``), and caches
     rewired graphs on disk (ours computes).
 
+    The first batch's curvature is kept for the next call on the same graph, as SDRF's is.
+
     Edge weights are ignored by the curvature; kept edges keep them, added edges get 1.
     ``rewire_report.extra`` records the edges added and removed in each batch (fewer than
-    ``batch_add`` when a plan's pair is already an edge or a node with itself).
+    ``batch_add`` when a plan's pair is already an edge or a node with itself) and whether
+    the first batch's curvature was reused (``start_curvature_reused``).
 
     Args:
         num_batches: number of batches :math:`N` (``loops`` in the official code).
@@ -413,39 +430,40 @@ class BORF(Rewirer):
         keys = np.sort(pair_keys(src, dst, n))
         added, removed = [], []
         previous = None
+        reused = False
         for _ in range(self.num_batches):
             if keys.size == 0:
                 break
-            kappa = self._curvature(keys, n, previous)
+            if previous is None:
+                (kappa,), reused = _BORF_START.get(
+                    edges, self.faithful, partial(_all_curvatures, keys, n)
+                )
+            else:
+                kappa = self._curvature(keys, n, previous)
             new, gone = self._batch(keys, kappa, n)
             kept = ~sorted_contains(gone, keys)
             previous = keys[kept], kappa[kept], np.r_[new, gone]
             keys = np.union1d(keys[kept], new)
             added.append(int(new.size))
             removed.append(int(gone.size))
-        extra: dict[str, Any] = {"added_per_batch": added, "removed_per_batch": removed}
+        extra: dict[str, Any] = {
+            "added_per_batch": added,
+            "removed_per_batch": removed,
+            "start_curvature_reused": reused,
+        }
         if self.faithful:
             keys, extra["one_arc_pairs"] = _undirected_from_arcs(edges, keys)
         result = _edit_to(edges, keys)
         return RewireOutput(result, extra=extra)
 
     def _curvature(
-        self,
-        keys: np.ndarray,
-        n: int,
-        previous: tuple[np.ndarray, np.ndarray, np.ndarray] | None,
+        self, keys: np.ndarray, n: int, previous: tuple[np.ndarray, np.ndarray, np.ndarray]
     ) -> np.ndarray:
-        """Curvature of the pairs (arcs when faithful) ``keys``.
-
-        Without ``previous`` the pairs are those of the input graph (both arcs of every edge
-        when faithful: a symmetric arc set, where each arc's curvature is its edge's), all
-        computed by :func:`~rewirekit.algorithms.ollivier_ricci`. Otherwise ``previous`` holds
-        the previous batch's surviving keys, their values and the keys it edited, and only
-        the pairs an edit can reach are recomputed (:func:`_reached_by_edits`); the others
-        keep their values."""
+        """Curvature of the pairs (arcs when faithful) ``keys`` after a batch: ``previous``
+        holds that batch's surviving keys, their values and the keys it edited, and only the
+        pairs an edit can reach are recomputed (:func:`_reached_by_edits`); the others keep
+        their values."""
         src, dst = keys // n, keys % n
-        if previous is None:
-            return ollivier_ricci(np.stack([src, dst]), n, alpha=0.0)
         old_keys, old_kappa, edited = previous
         redo = _reached_by_edits(src, dst, edited, n, self.faithful)
         redo |= ~sorted_contains(old_keys, keys)
@@ -486,6 +504,13 @@ class BORF(Rewirer):
                 new.append(key)
         gone = keys[order[keys.size - min(self.batch_remove, keys.size) :]]
         return np.array(new, dtype=np.int64), np.sort(gone)
+
+
+def _all_curvatures(keys: np.ndarray, n: int) -> tuple[np.ndarray]:
+    """Curvature of the input graph's pairs ``keys`` (both arcs of every edge when faithful:
+    a symmetric arc set, where each arc's curvature is its edge's), all computed by
+    :func:`~rewirekit.algorithms.ollivier_ricci`."""
+    return (ollivier_ricci(np.stack([keys // n, keys % n]), n, alpha=0.0),)
 
 
 def _reached_by_edits(
