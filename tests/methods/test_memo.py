@@ -9,6 +9,7 @@ import torch
 from torch_geometric.data import Data
 
 import rewirekit
+from methods.test_curvature import _data  # tests/ is on sys.path (rootdir)
 from rewirekit.graph import edge_set
 from rewirekit.methods.memo import LastGraphMemo, clear_all
 
@@ -16,13 +17,6 @@ PARAMS = {
     "sdrf": {"max_iter": 6, "tau": 5.0, "removal_bound": 0.3, "seed": 3},
     "borf": {"num_batches": 2, "batch_add": 3, "batch_remove": 2},
 }
-
-
-def _data(graph: nx.Graph) -> Data:
-    pairs = np.array(graph.edges(), dtype=np.int64).reshape(-1, 2).T
-    n = graph.number_of_nodes()
-    ei = torch.from_numpy(np.concatenate([pairs, pairs[::-1]], axis=1))
-    return Data(x=torch.zeros(n, 1), edge_index=ei, num_nodes=n)
 
 
 def _rewire(data: Data, method: str, **extra):
