@@ -18,24 +18,29 @@ import os
 import time
 
 import torch
-from timing import set_threads
+from timing import run_header, set_threads
 from torch.profiler import profile
+from torch_geometric.data import Data
 
 from rewirekit.bench.training import TrainConfig, train_node_classifier
 from rewirekit.datasets import get_split_preset, load
+from rewirekit.datasets.splits import Masks
 
 #: model -> (hidden, dropout) of the first stored Computers row of that model's `none` cell.
 DEFAULTS = {"gcn": (128, 0.056828846558309554), "gprgnn": (32, 0.3691834898023455)}
 
 
-def profile_training(data, masks, model: str, hidden: int, dropout: float, epochs: int) -> None:
+def profile_training(
+    data: Data, masks: Masks, model: str, hidden: int, dropout: float, epochs: int
+) -> None:
     config = TrainConfig(hidden=hidden, dropout=dropout, max_epochs=epochs, early_stopping="none")
+    train, val, test = masks
     train_node_classifier(
-        data, *masks, model, TrainConfig(max_epochs=2, early_stopping="none"), seed=0
+        data, train, val, test, model, TrainConfig(max_epochs=2, early_stopping="none"), seed=0
     )
     start = time.perf_counter()
     with profile() as prof:
-        train_node_classifier(data, *masks, model, config, seed=0)
+        train_node_classifier(data, train, val, test, model, config, seed=0)
     wall = time.perf_counter() - start
     events = sorted(prof.key_averages(), key=lambda e: e.self_cpu_time_total, reverse=True)
     total = sum(e.self_cpu_time_total for e in events)
@@ -58,6 +63,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--epochs", type=int, default=30)
     args = parser.parse_args(argv)
     set_threads(1)
+    print(run_header("training_profile.py"))
     data = load(args.dataset)
     masks = get_split_preset("dense").split(data, 0, args.dataset)
     print(

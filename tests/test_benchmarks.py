@@ -732,3 +732,26 @@ def test_knn_ties_smoke(tmp_path):
     # Tie counts are the same on every machine: 1703 binary features, 183 points.
     assert "| texas | gcn | 183 | 5 | 69 | 886 |" in table
     assert "| texas | gcn | 183 | 20 | 110 | 3397 |" in table
+
+
+def test_dropout_speed_smoke(monkeypatch, capsys):
+    if not available_offline("cora"):
+        pytest.skip("cora is not in $REWIREKIT_DATA")
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    script = _script("dropout_speed")
+    script.main(["--datasets", "cora", "--epochs", "2", "--repeat", "1", "--warmup", "0"])
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("cora ")]
+    assert [row.split()[1] for row in rows] == ["gprgnn", "gcn"]
+    assert all(row.endswith("x  equal") for row in rows)
+    # the masks come back to rewirekit's kernel after the timed fallback
+    assert script.dropout_module._bernoulli(torch.empty(4), 0.5) is not None
+
+
+def test_training_profile_smoke(monkeypatch, capsys):
+    if not available_offline("cora"):
+        pytest.skip("cora is not in $REWIREKIT_DATA")
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    _script("training_profile").main(["--dataset", "cora", "--models", "gprgnn", "--epochs", "2"])
+    out = capsys.readouterr().out
+    assert "gprgnn: hidden 32, dropout 0.3692, 2 epochs" in out
+    assert "aten::" in out and "%" in out

@@ -29,6 +29,7 @@ from torch_geometric.nn import GATConv
 from torch_geometric.nn.inits import reset
 
 from rewirekit.errors import RewireError
+from rewirekit.models.dropout import dropout
 from rewirekit.models.layers import (
     GPRProp,
     GraphConvolution,
@@ -54,7 +55,7 @@ def feature_dropout(
     if isinstance(x, SparseOperator):
         if not training or p == 0.0:
             return x
-        return x.with_values(F.dropout(x.values(), p=p, training=True))
+        return x.with_values(dropout(x.values(), p, True))
     if x.layout == torch.sparse_csr:
         if not training or p == 0.0:
             return x
@@ -63,11 +64,11 @@ def feature_dropout(
             return torch.sparse_csr_tensor(
                 x.crow_indices(),
                 x.col_indices(),
-                F.dropout(x.values(), p=p, training=True),
+                dropout(x.values(), p, True),
                 x.size(),
                 check_invariants=False,
             )
-    return F.dropout(x, p=p, training=training)
+    return dropout(x, p, training)
 
 
 def _check_width(name: str, value: Any) -> int:
@@ -131,7 +132,7 @@ class _LayerStack(NodeClassifier):
             x = feature_dropout(x, self.dropout, self.training)
         h = self._apply_layer(self.layers[0], x, graph, edge_weight)
         for layer in self.layers[1:]:
-            h = F.dropout(self.activation(h), p=self.dropout, training=self.training)
+            h = dropout(self.activation(h), self.dropout, self.training)
             h = self._apply_layer(layer, h, graph, edge_weight)
         return h
 
@@ -384,8 +385,8 @@ class GPRGNN(NodeClassifier):
 
     def forward(self, x: Tensor, edge_index: Tensor, edge_weight: Tensor | None = None) -> Tensor:
         h = feature_dropout(self.features(x), self.dropout, self.training)
-        h = F.dropout(F.relu(linear(h, self.lin1)), p=self.dropout, training=self.training)
-        h = F.dropout(self.lin2(h), p=self.dprate, training=self.training)
+        h = dropout(F.relu(linear(h, self.lin1)), self.dropout, self.training)
+        h = dropout(self.lin2(h), self.dprate, self.training)
         return self.prop(h, edge_index, edge_weight)
 
 
