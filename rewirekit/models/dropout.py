@@ -1,9 +1,10 @@
 r"""Dropout on CPU with the masks of :func:`torch.nn.functional.dropout`, drawn faster.
 
 On CPU, ``F.dropout(x, p)`` computes ``x * (noise / q)`` with ``q = 1 - p`` and
-``noise = empty_like(x).bernoulli_(q)``, and ``bernoulli_`` runs a serial kernel that costs
-tens of nanoseconds per element: on a dense bag-of-words input (Amazon Computers, 13752 × 767)
-the mask took most of a GPRGNN epoch (``docs/training_profile_computers.txt``).
+``noise = empty_like(x).bernoulli_(q)``, and ``bernoulli_`` runs a serial kernel: on a dense
+bag-of-words input (Amazon Computers, 13752 × 767) it took 58% of a GPRGNN epoch's CPU time,
+about 13 ns per element (``docs/training_profile_computers.txt``, run on the code before this
+module).
 
 That kernel draws from torch's default CPU generator, a 32-bit Mersenne Twister (MT19937,
 Matsumoto & Nishimura, 1998), element by element in memory order: two consecutive outputs
