@@ -755,3 +755,33 @@ def test_training_profile_smoke(monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "gprgnn: hidden 32, dropout 0.3692, 2 epochs" in out
     assert "aten::" in out and "%" in out
+
+
+def test_rerun_rows_finds_equal_rows_and_a_changed_one(monkeypatch, tmp_path, capsys):
+    from rewirekit.bench.runner import BenchmarkSpec, DatasetSpec, MethodSpec, run_benchmark
+    from rewirekit.bench.store import ResultStore
+
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    script = _script("rerun_rows")
+    dataset = DatasetSpec.csbm(num_nodes=120, num_features=20, phi=0.5, seed=0)
+    spec = BenchmarkSpec(
+        datasets=[dataset],
+        methods=[MethodSpec("random", {"add": 20, "delete": 20, "seed": 3})],
+        models=["gcn"],
+        split_preset="dense",
+        training_preset="fair",
+        num_splits=2,
+    )
+    rows = tmp_path / "rows.csv"
+    with ResultStore(tmp_path / "s.db") as store:
+        run_benchmark(spec, store)
+        assert store.export_csv(rows) == 2
+    args = ["--rows", str(rows), "--dataset", dataset.key, "--limit", "2"]
+    assert script.main(args) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "equal: 2 of 2"
+    lines = rows.read_text().splitlines()
+    lines[1] = lines[1].replace(",0.", ",0.0001", 1)  # a stored accuracy that was not computed
+    rows.write_text("\n".join(lines) + "\n")
+    assert script.main(args) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[-1] == "equal: 1 of 2" and sum(line.endswith("| NO") for line in out) == 1
