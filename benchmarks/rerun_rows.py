@@ -10,6 +10,8 @@ runner itself trains on one torch thread)::
 
     REWIREKIT_DATA=../shared/datasets python benchmarks/rerun_rows.py --dataset texas \\
         --model gcn --method jdr --limit 4 --threads 1
+
+``docs/rerun_rows.txt`` holds such runs, each block headed by its arguments.
 """
 
 from __future__ import annotations
