@@ -32,8 +32,8 @@ from torch import Tensor
 
 _N, _M = 624, 397  # MT19937's state length and its middle word
 #: Bytes of torch's serialised CPU generator state and where its fields lie: ``left``
-#: (int32; outputs left + 1 before the next twist), ``next`` (uint64; index of the next
-#: word), then the 624 words of the state, each stored as a uint64.
+#: (int32; one more than the outputs drawable before the next twist), ``next`` (uint64;
+#: index of the next word), then the 624 words of the state, each stored as a uint64.
 _STATE_BYTES, _LEFT, _NEXT, _WORDS = 5056, 8, 16, 24
 _CHUNK = 8192  # mask elements drawn per pass, so the raw words stay in cache
 _U32 = np.uint32
@@ -51,11 +51,12 @@ def dropout(x: Tensor, p: float, training: bool) -> Tensor:
 
 
 def _reproducible(x: Tensor) -> bool:
+    """Whether torch would fill the mask of ``x`` in the order :func:`_fill` writes it."""
     return (
         x.device.type == "cpu"
+        and x.layout == torch.strided
         and x.dtype in (torch.float32, torch.float64)
         and x.is_contiguous()
-        and x.layout == torch.strided
         and x.numel() > 0
     )
 
