@@ -1,5 +1,9 @@
 """Dense and truncated decompositions against numpy's, in the caller's dtype."""
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -230,3 +234,69 @@ def test_low_rank_products_keep_their_threads_inside_arpack(low_rank_threads):
         product = operator.matmat(x)
     np.testing.assert_allclose(product, expected, atol=1e-12)
     assert seen == [low_rank_threads] * 2  # Qᵀ x and Q (M Qᵀ x)
+
+
+def _grid_edges(side):
+    """Both directions of every edge of a ``side × side`` grid graph."""
+    ids = np.arange(side * side).reshape(side, side)
+    pairs = np.r_[
+        np.c_[ids[:, :-1].ravel(), ids[:, 1:].ravel()], np.c_[ids[:-1].ravel(), ids[1:].ravel()]
+    ]
+    return np.c_[pairs.T, pairs[:, ::-1].T]
+
+
+def _numba_entry_points():
+    """A call of each function that launches numba ``prange`` kernels, on a 70 × 70 grid
+    (above the pair kernels' serial threshold)."""
+    from rewirekit.algorithms import Measures, balanced_forman, edge_wasserstein
+    from rewirekit.algorithms import ollivier_ricci as orc
+    from rewirekit.algorithms.balanced_forman import curvature_of_pairs
+    from rewirekit.manifold import bounded_pair_distances, knn_graph
+
+    side = 70
+    edges, n = _grid_edges(side), side * side
+    src, dst = edges
+    adjacency = sp.csr_matrix((np.ones(src.size), (src, dst)), shape=(n, n))
+    start, count = adjacency.indptr[:-1].astype(np.int64), np.diff(adjacency.indptr)
+    nbr, none = adjacency.indices.astype(np.int64), np.full(src.size, -1, dtype=np.int64)
+    points = np.random.default_rng(0).normal(size=(n, 3))
+    point_masses = [
+        Measures(np.arange(src.size + 1), ends.astype(np.int64), np.ones(src.size))
+        for ends in (src, dst)
+    ]
+    return {
+        "ollivier_ricci": lambda: orc(edges, n),
+        "edge_wasserstein": lambda: edge_wasserstein(
+            edges, n, np.ones(src.size), edges, *point_masses
+        ),
+        "balanced_forman": lambda: balanced_forman(edges, n),
+        "curvature_of_pairs": lambda: curvature_of_pairs(
+            start, count, nbr, src.astype(np.int64), dst.astype(np.int64), False, none, none
+        ),
+        "bounded_pair_distances": lambda: bounded_pair_distances(
+            knn_graph(points, 5), src[:500], dst[:500], 10.0, points
+        ),
+    }
+
+
+@pytest.mark.parametrize("entry", sorted(_numba_entry_points()))
+def test_numba_kernels_leave_torch_on_its_thread_count(entry):
+    """numba's OpenMP layer shares torch's libgomp, and the start of its thread pool (at the
+    first parallel launch of a process, once torch has read its count) sets the runtime's
+    thread count to numba's: torch, set to one thread, would train on two after a curvature
+    rewiring. Each call runs in a fresh process, where it starts the pool."""
+    import numba
+
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("numba has one thread here: its launches cannot change torch's count")
+    script = (
+        "import torch; torch.set_num_threads(1); assert torch.get_num_threads() == 1\n"
+        "from test_linalg import _numba_entry_points\n"
+        f"_numba_entry_points()[{entry!r}]()\n"
+        "print(torch.get_num_threads())\n"
+    )
+    tests = str(Path(__file__).parent)
+    run = subprocess.run(
+        [sys.executable, "-c", script], cwd=tests, capture_output=True, text=True, check=True
+    )
+    assert run.stdout.split() == ["1"]

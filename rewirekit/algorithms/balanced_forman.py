@@ -21,6 +21,7 @@ from numpy.typing import ArrayLike
 from scipy import sparse
 
 from rewirekit.errors import RewireError
+from rewirekit.linalg.threads import keeps_torch_threads
 from rewirekit.validation import check_bool
 
 __all__ = ["balanced_forman"]
@@ -29,6 +30,7 @@ _IN_I = 1  # marker bit: node is a neighbour of the first endpoint
 _IN_J = 2  # marker bit: node is a neighbour of the second endpoint
 
 
+@keeps_torch_threads
 def balanced_forman(edge_index: ArrayLike, num_nodes: int, faithful: bool = False) -> np.ndarray:
     r"""Balanced Forman curvature of every edge of an undirected graph.
 
@@ -488,6 +490,7 @@ def curvature_after_edit(
     return _run_pairs(start, count, nbr, src, dst, faithful, a, b, tally, 1 if added else -1)
 
 
+@keeps_torch_threads
 def _run_pairs(
     start: np.ndarray,
     count: np.ndarray,

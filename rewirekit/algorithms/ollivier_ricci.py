@@ -68,6 +68,7 @@ from scipy.sparse.csgraph import reverse_cuthill_mckee
 
 from rewirekit.errors import RewireError
 from rewirekit.graph import sorted_contains
+from rewirekit.linalg.threads import keeps_torch_threads
 from rewirekit.validation import check_choice, check_fraction, check_int
 
 __all__ = ["Measures", "edge_wasserstein", "neighbour_measures", "ollivier_ricci"]
@@ -126,6 +127,7 @@ class _Graph:
         return rows * self.num_nodes + self.indices
 
 
+@keeps_torch_threads
 def ollivier_ricci(
     edge_index: Any,
     num_nodes: int,
@@ -234,6 +236,7 @@ def _rank_in_group(groups: np.ndarray) -> np.ndarray:
     return np.arange(groups.size) - np.repeat(start, sizes)
 
 
+@keeps_torch_threads
 def edge_wasserstein(
     edge_index: Any,
     num_nodes: int,

@@ -23,6 +23,7 @@ import numba
 import numpy as np
 
 from rewirekit.errors import RewireError
+from rewirekit.linalg.threads import keeps_torch_threads
 from rewirekit.manifold.knn import KnnGraph
 
 #: Above this many coordinates the A* bound (one pass over them per visit) costs more than it
@@ -31,6 +32,7 @@ from rewirekit.manifold.knn import KnnGraph
 A_STAR_MAX_DIMENSION = 64
 
 
+@keeps_torch_threads
 def bounded_pair_distances(
     graph: KnnGraph,
     src: np.ndarray,
