@@ -42,7 +42,7 @@ import torch
 
 from rewirekit.bench.leaderboard import Protocol, run_leaderboard
 from rewirekit.bench.runner import DatasetSpec
-from rewirekit.bench.store import ResultStore
+from rewirekit.bench.store import ResultStore, RunRecord
 from rewirekit.bench.sweep import csbm_dataset
 from rewirekit.methods import list_methods
 
@@ -82,7 +82,11 @@ def _dataset(name: str) -> DatasetSpec:
 
 def merge(target: str, stores: list[str], drop: Sequence[str] = ()) -> None:
     """Every row of ``stores`` in one CSV, less the rows of the datasets in ``drop`` (say, a
-    dataset whose cells are not all done yet)."""
+    dataset whose cells are not all done yet).
+
+    The rows ``target`` already holds, less those of ``drop``, must come out unchanged (the
+    stores were resumed from them): a merge that would lose or alter one raises and leaves
+    ``target`` as it was."""
     with tempfile.TemporaryDirectory() as scratch, ResultStore(Path(scratch) / "m.db") as merged:
         part = Path(scratch) / "part.csv"
         for path in stores:
@@ -93,7 +97,26 @@ def merge(target: str, stores: list[str], drop: Sequence[str] = ()) -> None:
             with part.open("w", newline="") as handle:
                 csv.writer(handle).writerows([header] + [r for r in rows if r[0] not in drop])
             merged.import_csv(part)
-        print(merged.export_csv(target), "rows in", target)
+        before = _rows_kept(Path(target), Path(scratch) / "before.db", drop)
+        after = {record.key: record for record in merged.records()}
+        changed = [record.key for record in before if after.get(record.key) != record]
+        if changed:
+            raise SystemExit(
+                f"merge refused: {len(changed)} of the {len(before)} rows already in {target} "
+                f"would be lost or changed (first: {changed[0]}); {target} is left as it was."
+            )
+        count = merged.export_csv(target)
+    print(count, "rows in", target, f"({len(before)} of them there before, unchanged)")
+
+
+def _rows_kept(target: Path, scratch: Path, drop: Sequence[str]) -> list[RunRecord]:
+    """The rows of an earlier merge into ``target`` that a new one must keep (none if there
+    was none)."""
+    if not target.exists():
+        return []
+    with ResultStore(scratch) as earlier:
+        earlier.import_csv(target)
+        return [record for record in earlier.records() if record.key.dataset not in drop]
 
 
 def main(argv: list[str] | None = None) -> None:

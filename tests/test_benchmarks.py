@@ -647,16 +647,24 @@ def test_leaderboard_reduced_merges_the_stores_of_its_processes(tmp_path):
 
     script = _script("leaderboard_reduced")
     assert script.ORDER[0] == "none" and sorted(script.ORDER) == sorted(set(script.ORDER))
-    for i, name in enumerate(("a", "b")):
-        with ResultStore(tmp_path / f"{name}.db") as store:
+    for i, name in enumerate(("a", "b", "a")):
+        with ResultStore(tmp_path / f"{name}{i}.db") as store:
             key = RunKey(name, "dense", 0, "none", "h", "gcn", "fair", 0)
             store.put(RunRecord(key, {}, 0.5 + i / 10, 0.5, 0.0, 1.0, 3, {}))
+    a, b, a_rerun = (str(tmp_path / f"{name}.db") for name in ("a0", "b1", "a2"))
     target = tmp_path / "rows.csv"
-    script.main(["merge", str(target), str(tmp_path / "a.db"), str(tmp_path / "b.db")])
-    assert len(target.read_text().splitlines()) == 3
-    script.main(
-        ["merge", str(target), str(tmp_path / "a.db"), str(tmp_path / "b.db"), "--drop", "b"]
-    )
+    script.main(["merge", str(target), a, b])
+    merged = target.read_text()
+    assert len(merged.splitlines()) == 3
+    # A merge that would lose a row already merged (b's), or change one (a's accuracy), is
+    # refused and leaves the earlier merge as it was.
+    for stores in ([a], [a_rerun, b]):
+        with pytest.raises(SystemExit, match="1 of the 2 rows already in"):
+            script.main(["merge", str(target), *stores])
+        assert target.read_text() == merged
+    script.main(["merge", str(target), a, b, a_rerun])
+    assert target.read_text() == merged
+    script.main(["merge", str(target), a, b, "--drop", "b"])
     assert [line.split(",")[0] for line in target.read_text().splitlines()] == ["dataset", "a"]
 
 
