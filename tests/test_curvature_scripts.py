@@ -1,6 +1,6 @@
-"""Smoke tests of benchmarks/curvature_scale.py, sdrf_vs_official.py, borf_vs_official.py and
-sdrf_incremental_speed.py (the official code is not in CI: only the scripts' own helpers run
-here)."""
+"""Smoke tests of benchmarks/curvature_scale.py, sdrf_vs_official.py, borf_vs_official.py,
+sdrf_incremental_speed.py and orc_pairs_memory.py (the official code is not in CI: only the
+scripts' own helpers run here)."""
 
 import importlib
 import sys
@@ -42,6 +42,14 @@ def test_curvature_scale_smoke(capsys):
     out = capsys.readouterr().out
     assert "sdrf(max_iter=5" in out and "+5 " in out
     assert "borf(num_batches=2" in out and "-4 edges" in out
+
+
+def test_orc_pairs_memory_smoke(capsys):
+    """Both ways run in their own processes and give the same values."""
+    importlib.import_module("orc_pairs_memory").main(["--dataset", "csbm", "--nodes", "120"])
+    out = capsys.readouterr().out
+    assert "csbm: 120 nodes" in out and "measures / pairs: wall" in out
+    assert "values equal bit for bit: True" in out
 
 
 def test_sdrf_comparison_helpers():

@@ -27,12 +27,7 @@ from rewirekit.algorithms.balanced_forman import (
     curvature_with_each_candidate,
 )
 from rewirekit.algorithms.dynamic_graph import DynamicGraph
-from rewirekit.algorithms.ollivier_ricci import (
-    Measures,
-    edge_wasserstein,
-    neighbour_measures,
-    ollivier_ricci,
-)
+from rewirekit.algorithms.ollivier_ricci import ollivier_ricci
 from rewirekit.errors import RewireError
 from rewirekit.graph import EdgeSet, apply_edits, pair_keys, sorted_contains
 from rewirekit.methods.base import Example, RewireOutput, Rewirer
@@ -476,13 +471,9 @@ class BORF(Rewirer):
             arcs = _Arcs(src, dst, n, all_paths=True)
             # one exact transport problem per arc, as the official code solves them
             w1 = np.array([_transport(arcs, u, v)[0] for u, v in zip(x, y, strict=True)])
+            kappa[redo] = 1.0 - w1  # unit lengths: d(x, y) = 1
         else:
-            ei = np.stack([src, dst])
-            measures = neighbour_measures(ei, n, alpha=0.0)
-            w1, _ = edge_wasserstein(
-                ei, n, np.ones(keys.size), np.stack([x, y]), _rows(measures, x), _rows(measures, y)
-            )
-        kappa[redo] = 1.0 - w1  # unit lengths: d(x, y) = 1
+            kappa[redo] = ollivier_ricci(np.stack([src, dst]), n, alpha=0.0, pairs=(x, y))
         return kappa
 
     def _batch(self, keys: np.ndarray, kappa: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -540,14 +531,6 @@ def _reached_by_edits(
     from_v[a] = from_v[b] = True
     from_v[adjacency.T.tocsr()[b].indices] = True
     return from_u[src] | from_v[dst]
-
-
-def _rows(measures: Measures, nodes: np.ndarray) -> Measures:
-    """The measures of ``nodes``, one row each, in that order."""
-    sizes = np.diff(measures.ptr)[nodes]
-    ptr = np.r_[0, np.cumsum(sizes)].astype(np.int64)
-    take = np.repeat(measures.ptr[nodes] - ptr[:-1], sizes) + np.arange(ptr[-1])
-    return Measures(ptr, measures.nodes[take], measures.mass[take])
 
 
 class _Arcs:

@@ -207,6 +207,16 @@ def test_hubs_wider_than_one_bitset_word(alpha, weighted):
     the hub is the source endpoint of some edges (the weighted path turns those around).
     The hub edges and a sample of the others against the LP reference."""
     rng = np.random.default_rng(2)
+    edges, n, weight = _two_hubs(rng, weighted)
+    kappa = ollivier_ricci(edges.T, n, weight, alpha=alpha)
+    hub = np.flatnonzero((edges[:, 0] <= 1) | (edges[:, 1] <= 1))
+    check = np.r_[hub[:: len(hub) // 12], rng.choice(len(edges), 12, replace=False)]
+    expected = _reference(edges, n, weight, alpha, only=check)
+    np.testing.assert_allclose(kappa[check], expected, atol=1e-9)
+
+
+def _two_hubs(rng: np.random.Generator, weighted: bool) -> tuple[np.ndarray, int, np.ndarray]:
+    """Hubs 0 and 1 (degrees 150 and 90, 40 neighbours shared) and 400 random edges."""
     n = 260
     spokes_a = np.c_[np.zeros(150, dtype=np.int64), np.arange(2, 152)]
     spokes_b = np.c_[np.ones(90, dtype=np.int64), np.arange(112, 202)]
@@ -214,11 +224,24 @@ def test_hubs_wider_than_one_bitset_word(alpha, weighted):
     edges = np.r_[[[0, 1]], spokes_a, spokes_b, others[others[:, 0] != others[:, 1]]]
     edges = np.unique(np.sort(edges, axis=1), axis=0)
     weight = rng.uniform(0.5, 2.0, len(edges)) if weighted else None
+    return edges, n, weight
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("alpha", [0.0, 0.5])
+def test_pairs_get_the_whole_graphs_values(alpha, weighted):
+    """``pairs`` computes a subset (in any order and orientation) with the very values the
+    whole graph's computation gives them."""
+    rng = np.random.default_rng(5)
+    edges, n, weight = _two_hubs(rng, weighted)
     kappa = ollivier_ricci(edges.T, n, weight, alpha=alpha)
-    hub = np.flatnonzero((edges[:, 0] <= 1) | (edges[:, 1] <= 1))
-    check = np.r_[hub[:: len(hub) // 12], rng.choice(len(edges), 12, replace=False)]
-    expected = _reference(edges, n, weight, alpha, only=check)
-    np.testing.assert_allclose(kappa[check], expected, atol=1e-9)
+    chosen = rng.choice(len(edges), 60, replace=False)
+    pairs = edges[chosen].T.copy()
+    pairs[:, ::2] = pairs[::-1, ::2]
+    np.testing.assert_array_equal(
+        ollivier_ricci(edges.T, n, weight, alpha=alpha, pairs=pairs), kappa[chosen]
+    )
+    assert ollivier_ricci(edges.T, n, weight, alpha=alpha, pairs=np.zeros((2, 0), int)).size == 0
 
 
 def _rows(measures: Measures, rows: np.ndarray) -> Measures:
@@ -520,6 +543,9 @@ def test_edge_wasserstein_rejects_bad_measures():
         (dict(alpha=1.5), "alpha"),
         (dict(exp_power=-1.0), "exp_power"),
         (dict(method="sinkhorn"), "method"),
+        (dict(pairs=[[0], [2]]), "every pair must be an edge"),
+        (dict(pairs=[[1], [1]]), "every pair must be an edge"),
+        (dict(pairs=[0, 1]), r"\[2, K\]"),
     ],
 )
 def test_bad_input(kwargs, match):
