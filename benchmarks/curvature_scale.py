@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--batch-add", type=int, default=80)
     parser.add_argument("--batch-remove", type=int, default=30)
     args = parser.parse_args(argv)
-    from timing import set_threads
+    from timing import process_cpu_seconds, set_threads
 
     set_threads(args.threads)
     import numba
@@ -62,9 +62,9 @@ def main(argv: list[str] | None = None) -> None:
         ),
     ]
     for name, params in runs:
-        cpu_before = _cpu_seconds()
+        cpu_before = process_cpu_seconds()
         report = rewirekit.rewire(data, name, **params).rewire_report
-        cpu = _cpu_seconds() - cpu_before
+        cpu = process_cpu_seconds() - cpu_before
         peak_gib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # Linux: KiB
         shown = ", ".join(f"{k}={v}" for k, v in params.items())
         print(
@@ -75,11 +75,6 @@ def main(argv: list[str] | None = None) -> None:
         )
         summary = {k: v for k, v in report.extra.items() if k != "steps"}
         print(f"  report: {summary}", flush=True)
-
-
-def _cpu_seconds() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
 
 
 if __name__ == "__main__":

@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def _measure(args: argparse.Namespace) -> None:
     """One way, in this (child) process: its figures as a JSON line, its values to ``out``."""
-    from timing import set_threads
+    from timing import process_cpu_seconds, set_threads
 
     set_threads(args.threads)
     import numba
@@ -86,7 +86,7 @@ def _measure(args: argparse.Namespace) -> None:
     from rewirekit.algorithms import edge_wasserstein, neighbour_measures, ollivier_ricci
 
     ei, n = _graph(args.dataset, args.nodes)
-    start, cpu = time.perf_counter(), _cpu_seconds()
+    start, cpu = time.perf_counter(), process_cpu_seconds()
     if args.way == "pairs":
         kappa = ollivier_ricci(ei, n, alpha=0.0, pairs=ei)
     else:
@@ -94,7 +94,7 @@ def _measure(args: argparse.Namespace) -> None:
         source, target = _copied(measures, ei[0]), _copied(measures, ei[1])
         w1, _ = edge_wasserstein(ei, n, np.ones(ei.shape[1]), ei, source, target)
         kappa = 1.0 - w1  # unit lengths: d(x, y) = 1
-    wall, cpu = time.perf_counter() - start, _cpu_seconds() - cpu
+    wall, cpu = time.perf_counter() - start, process_cpu_seconds() - cpu
     degree = np.bincount(ei.ravel(), minlength=n)
     figures = {
         "wall": wall,
@@ -132,11 +132,6 @@ def _copied(measures, nodes: np.ndarray):
     ptr = np.r_[0, np.cumsum(sizes)].astype(np.int64)
     take = np.repeat(measures.ptr[nodes] - ptr[:-1], sizes) + np.arange(ptr[-1])
     return Measures(ptr, measures.nodes[take], measures.mass[take])
-
-
-def _cpu_seconds() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
 
 
 if __name__ == "__main__":

@@ -37,6 +37,14 @@ def set_threads(threads: int) -> None:
 _LIMITS: list[object] = []
 
 
+def process_cpu_seconds() -> float:
+    """CPU time of this process so far, user + system, all its threads."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 @dataclass(frozen=True)
 class Timing:
     """Wall times, in seconds, of the timed calls of one measurement."""
