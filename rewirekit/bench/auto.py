@@ -236,8 +236,10 @@ def profiles_from_records(records: Iterable[RunRecord], *, seed: int = 0) -> lis
 
 
 def save_profiles(profiles: Sequence[DatasetProfile], path: str | Path, source: str) -> Path:
-    """Write ``profiles`` as JSON, with ``source`` (where they came from)."""
+    """Write ``profiles`` as JSON, with ``source`` (where they came from); the folder is
+    created if missing."""
     path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     body = {"source": source, "profiles": [asdict(p) for p in profiles]}
     path.write_text(json.dumps(body, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return path

@@ -23,6 +23,7 @@ from rewirekit.bench.auto import (
     load_profiles,
     profiles_from_leaderboard,
     profiles_from_records,
+    save_profiles,
 )
 from rewirekit.bench.leaderboard import Protocol
 from rewirekit.bench.presets import tuned_preset_name
@@ -116,6 +117,13 @@ def test_the_shipped_profiles_cover_the_committed_leaderboard():
     profiles = load_profiles(PROFILES_FILE)
     assert {p.dataset for p in profiles} >= {"texas", "cornell", "wisconsin"}
     assert all(set(p.features) == set(FEATURES) and p.model == "gcn" for p in profiles)
+
+
+def test_saved_profiles_load_back_into_a_new_folder(tmp_path):
+    rows, features = _leaderboard_rows()
+    profiles = profiles_from_leaderboard(rows, features)
+    path = save_profiles(profiles, tmp_path / "new" / "profiles.json", "test rows")
+    assert load_profiles(path) == profiles
 
 
 def test_the_diagnosis_reads_only_the_training_labels():
