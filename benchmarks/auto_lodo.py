@@ -26,6 +26,9 @@ runs). A process that reaches a fold the other is tuning stops with an error nam
 process (each Optuna study is leased to one process, :mod:`rewirekit.bench.leases`); run it
 again once the other is done.
 ``--drop DATASET...`` leaves datasets out, e.g. one whose leaderboard rows came after a run.
+``--diagnoses PROFILES`` reads each dataset's diagnosis from a profiles file an earlier run of
+this script wrote (its ``--profiles``) instead of diagnosing again, which takes half an hour on
+the full grid: for a resumed run on the same rows and code.
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ from rewirekit.bench.auto import (
     diagnosis_features,
     evaluate,
     leave_one_dataset_out,
+    load_profiles,
     profiles_from_leaderboard,
     save_profiles,
 )
@@ -85,6 +89,29 @@ def read_rows(paths: Sequence[Path]) -> list[RunRecord]:
         return list(db.records())
 
 
+def diagnose_all(keys: Sequence[str], splits: dict[str, str]) -> dict[str, dict[str, float]]:
+    """The rule's features of each dataset, diagnosed on the split preset of its rows."""
+    features = {}
+    for key in keys:
+        spec = DatasetSpec.from_key(key)
+        assert spec is not None, f"{key} cannot be diagnosed again"
+        # one BLAS thread: the diagnosis's eigensolves round differently with more threads,
+        # and the shipped profiles are compared with these digit for digit
+        with single_threaded_blas():
+            diagnosis = diagnose_dataset(spec, split_preset=splits[key])[0]
+        features[key] = diagnosis_features(diagnosis)
+    return features
+
+
+def reuse_diagnoses(keys: Sequence[str], path: Path) -> dict[str, dict[str, float]]:
+    """The features of ``keys`` as an earlier run wrote them into its profiles file."""
+    written = {p.dataset: dict(p.features) for p in load_profiles(path)}
+    missing = [key for key in keys if key not in written]
+    if missing:
+        raise SystemExit(f"{path} holds no diagnosis of {', '.join(missing)}; drop --diagnoses")
+    return {key: written[key] for key in keys}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=Path, action="append", default=None)
@@ -103,6 +130,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--folds", nargs="+", help="score only these held-out datasets; write no files"
     )
+    parser.add_argument(
+        "--diagnoses", type=Path, help="profiles file of an earlier run: its diagnoses are reused"
+    )
     args = parser.parse_args(argv)
     rows_files = args.rows or [Path("docs") / "leaderboard.csv.gz"]
     torch.set_num_threads(1)
@@ -111,16 +141,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     board = Protocol.of([r for r in records if r.key.model == args.model])
     held_back_first = max(args.splits, board.num_splits)
     keys = sorted({r.key.dataset for r in records if r.key.model == args.model})
-    features = {}
-    splits = dataset_splits(records)
-    for key in keys:
-        spec = DatasetSpec.from_key(key)
-        assert spec is not None, f"{key} cannot be diagnosed again"
-        # one BLAS thread: the diagnosis's eigensolves round differently with more threads,
-        # and the shipped profiles are compared with these digit for digit
-        with single_threaded_blas():
-            diagnosis = diagnose_dataset(spec, split_preset=splits[key])[0]
-        features[key] = diagnosis_features(diagnosis)
+    if args.diagnoses is None:
+        features = diagnose_all(keys, dataset_splits(records))
+    else:
+        features = reuse_diagnoses(keys, args.diagnoses)
     profiles = [p for p in profiles_from_leaderboard(records, features) if p.model == args.model]
     source = f"{', '.join(map(str, rows_files))} (model {args.model}): {COMMAND}"
     if args.folds is None:

@@ -3,6 +3,7 @@ profiles are what the script computes from the committed leaderboard rows (the d
 to the last digits of an eigensolver)."""
 
 import csv
+import gzip
 import importlib.util
 import json
 import sys
@@ -65,3 +66,32 @@ def test_folds_score_only_the_named_datasets_and_write_no_files(tmp_path, capsys
     assert "'dataset': 'texas'" in printed and "'dataset': 'cornell'" not in printed
     assert "'nearest': 'cornell" in printed  # fitted on the other datasets all the same
     assert not out.exists() and not profiles.exists()
+
+
+def test_a_resumed_run_reuses_the_diagnoses_an_earlier_run_wrote(tmp_path, monkeypatch):
+    if not all(available_offline(d) for d in ("texas", "cornell")):
+        pytest.skip("texas and cornell are not both in $REWIREKIT_DATA")
+    rows = tmp_path / "rows.csv.gz"  # the committed rows of the two datasets
+    with gzip.open(ROOT / "docs" / "leaderboard.csv.gz", "rt", newline="") as full:
+        reader = csv.DictReader(full)
+        with gzip.open(rows, "wt", newline="") as handle:
+            writer = csv.DictWriter(handle, reader.fieldnames)
+            writer.writeheader()
+            writer.writerows(r for r in reader if r["dataset"] in ("texas", "cornell"))
+    script = _load()
+    common = ["--rule-only", "--rows", str(rows)]
+    first, second = tmp_path / "first", tmp_path / "second"
+    assert script.main([*common, "--out", str(first), "--profiles", str(first / "p.json")]) == 0
+
+    def no_diagnosis(*args, **kwargs):
+        raise AssertionError("diagnosed again")
+
+    monkeypatch.setattr(script, "diagnose_dataset", no_diagnosis)
+    resumed = ["--out", str(second), "--profiles", str(second / "p.json")]
+    assert script.main([*common, *resumed, "--diagnoses", str(first / "p.json")]) == 0
+    assert _rows(second / "auto_lodo.csv") == _rows(first / "auto_lodo.csv")
+    assert (second / "p.json").read_text() == (first / "p.json").read_text()
+    with pytest.raises(SystemExit, match="no diagnosis of cornell"):
+        only_texas = tmp_path / "texas.json"
+        only_texas.write_text((first / "p.json").read_text().replace('"cornell"', '"other"'))
+        script.main([*common, *resumed, "--diagnoses", str(only_texas)])
