@@ -23,7 +23,7 @@ from rewirekit.datasets import get_split_preset, load
 from rewirekit.models import dropout as dropout_module
 
 #: (dataset, model, hidden, dropout): the first stored Computers rows of each model's `none`
-#: cell (docs/leaderboard_in_progress.csv.gz), and Cora with the models' defaults.
+#: cell (docs/leaderboard.csv.gz), and Cora with the models' defaults.
 CASES = [
     ("computers", "gprgnn", 32, 0.3691834898023455),
     ("computers", "gcn", 128, 0.056828846558309554),

@@ -5,7 +5,7 @@ It prints the wall time per epoch and the operators with the largest self CPU ti
 with its share of the profiled total, for each model given. A profile, not a speed
 comparison: it says which operator a faster trainer would have to change. The hyperparameters
 are set on the command line (the defaults are those of the first Amazon Computers rows of the
-leaderboard, ``docs/leaderboard_in_progress.csv.gz``)::
+leaderboard, ``docs/leaderboard.csv.gz``)::
 
     REWIREKIT_DATA=../shared/datasets python benchmarks/training_profile.py \\
         > docs/training_profile_computers.txt
